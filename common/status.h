@@ -1,0 +1,100 @@
+// Status and StatusOr<T>: how library code reports failure without exceptions or aborts. A failed
+// Status carries a code (which the CLI maps to an exit code) and a Diagnostic saying what and
+// where.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "common/diagnostic.h"
+
+namespace irm {
+
+enum class StatusCode {
+  kOk,
+  kInvalidArgument,  // bad usage: a flag, an option, an API argument
+  kNotFound,         // a file, block, var or attribute that does not exist
+  kIoError,          // the operating system refused a read or a write
+  kParseError,       // the bytes cannot be read as the format they claim to be
+  kInvalid,          // read fine, but breaks a rule of the IR (a validation failure)
+  kUnimplemented,
+  kInternal,
+};
+
+const char* StatusCodeName(StatusCode code);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // OK
+  Status(StatusCode code, Diagnostic diagnostic)
+      : code_(code), diagnostic_(std::move(diagnostic)) {}
+  Status(StatusCode code, Location location, std::string message)
+      : Status(code, Error(std::move(location), std::move(message))) {}
+
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const Diagnostic& diagnostic() const { return diagnostic_; }
+  const std::string& message() const { return diagnostic_.message; }
+  const Location& location() const { return diagnostic_.location; }
+
+  Status& AddNote(std::string note) {
+    diagnostic_.notes.push_back(std::move(note));
+    return *this;
+  }
+  // Fills in the file of the location when the code that failed did not know it.
+  Status& InFile(const std::string& file) {
+    if (diagnostic_.location.file.empty()) diagnostic_.location.file = file;
+    return *this;
+  }
+  // The rendered diagnostic ("OK" when ok), without a trailing newline.
+  std::string ToString() const;
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  Diagnostic diagnostic_;
+};
+
+template <typename T>
+class [[nodiscard]] StatusOr {
+ public:
+  StatusOr(T value) : value_(std::move(value)) {}         // NOLINT: implicit like absl::StatusOr
+  StatusOr(Status status) : status_(std::move(status)) {  // NOLINT
+    if (status_.ok()) status_ = Status(StatusCode::kInternal, Location{}, "StatusOr built from OK");
+  }
+
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T& operator*() & { return *value_; }
+  const T& operator*() const& { return *value_; }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+
+ private:
+  Status status_;
+  std::optional<T> value_;
+};
+
+}  // namespace irm
+
+// Early return of a failed Status (or of a StatusOr's status).
+#define IRM_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    ::irm::Status irm_status_ = (expr);        \
+    if (!irm_status_.ok()) return irm_status_; \
+  } while (0)
+
+#define IRM_CONCAT_INNER_(a, b) a##b
+#define IRM_CONCAT_(a, b) IRM_CONCAT_INNER_(a, b)
+// `IRM_ASSIGN_OR_RETURN(auto x, F());` declares x from F()'s value or returns its error.
+#define IRM_ASSIGN_OR_RETURN(lhs, expr) \
+  IRM_ASSIGN_OR_RETURN_IMPL_(IRM_CONCAT_(irm_statusor_, __LINE__), lhs, expr)
+#define IRM_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                               \
+  if (!tmp.ok()) return tmp.status();              \
+  lhs = std::move(tmp).value()

@@ -1,0 +1,339 @@
+// Binary and text I/O of legacy programs, with diagnostics that say where an input is broken.
+#include "oldir/program_io.h"
+
+#include <fmt/format.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <cctype>
+#include <regex>
+
+#include "common/file_io.h"
+#include "oldir/wire_check.h"
+
+namespace irm::oldir {
+namespace {
+
+constexpr std::string_view kTextHeader =
+    "# proto-file: oldir/proto/framework.proto\n"
+    "# proto-message: paddle.framework.proto.ProgramDesc\n";
+
+// blocks[0].ops[3].attrs[1] -> block 0, op 3, with the path itself as detail.
+Location LocationFromPath(const std::string& file, const std::string& path) {
+  Location loc = Location::File(file);
+  static const std::regex kStep(R"((blocks|ops|vars)\[(\d+)\])");
+  for (auto it = std::sregex_iterator(path.begin(), path.end(), kStep);
+       it != std::sregex_iterator(); ++it) {
+    const std::string kind = (*it)[1];
+    const int index = std::stoi((*it)[2]);
+    if (kind == "blocks") loc.block = index;
+    if (kind == "ops") loc.op = index;
+    if (kind == "vars" && loc.op < 0) loc.detail = fmt::format("var #{}", index);
+  }
+  return loc;
+}
+
+// Collects text-format syntax errors with their positions.
+class TextErrors : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit TextErrors(std::string file) : file_(std::move(file)) {}
+  void AddError(int line, int column, const std::string& message) override {
+    if (!first_)
+      first_ =
+          Status(StatusCode::kParseError, Location::Text(file_, line + 1, column + 1), message);
+  }
+  void AddWarning(int, int, const std::string&) override {}
+  std::optional<Status> first_;
+
+ private:
+  std::string file_;
+};
+
+// --- unknown-field scan: typed, because it runs on every load ---
+
+class UnknownScan {
+ public:
+  explicit UnknownScan(std::vector<UnknownField>* out) : out_(out) {}
+
+  void Program(const proto::ProgramDesc& p) {
+    Check(p);
+    for (int b = 0; b < p.blocks_size(); ++b) {
+      Push("blocks", b);
+      Block(p.blocks(b));
+      Pop();
+    }
+    if (p.has_version()) Nested("version", p.version());
+    if (p.has_op_version_map()) Generic("op_version_map", p.op_version_map());
+    // The deprecated Paddle 1.x field, reached by reflection to keep its accessors' warnings out.
+    const auto* legacy = proto::ProgramDesc::descriptor()->FindFieldByNumber(3);
+    if (p.GetReflection()->HasField(p, legacy)) {
+      Generic(legacy->name().c_str(), p.GetReflection()->GetMessage(p, legacy));
+    }
+  }
+
+ private:
+  struct Step {
+    const char* name;
+    int index;  // -1: not a repeated element
+  };
+
+  void Block(const proto::BlockDesc& block) {
+    Check(block);
+    for (int v = 0; v < block.vars_size(); ++v) {
+      Push("vars", v);
+      const proto::VarDesc& var = block.vars(v);
+      Check(var);
+      if (var.has_type()) Generic("type", var.type());
+      for (int a = 0; a < var.attrs_size(); ++a) Leaf("attrs", a, var.attrs(a));
+      Pop();
+    }
+    for (int o = 0; o < block.ops_size(); ++o) {
+      Push("ops", o);
+      const proto::OpDesc& op = block.ops(o);
+      Check(op);
+      for (int i = 0; i < op.inputs_size(); ++i) Leaf("inputs", i, op.inputs(i));
+      for (int i = 0; i < op.outputs_size(); ++i) Leaf("outputs", i, op.outputs(i));
+      for (int a = 0; a < op.attrs_size(); ++a) {
+        const proto::OpDesc::Attr& attr = op.attrs(a);
+        Push("attrs", a);
+        Check(attr);
+        if (attr.has_scalar()) Generic("scalar", attr.scalar());
+        for (int s = 0; s < attr.scalars_size(); ++s) {
+          Push("scalars", s);
+          Generic(nullptr, attr.scalars(s));
+          Pop();
+        }
+        Pop();
+      }
+      Pop();
+    }
+  }
+
+  template <typename M>
+  void Leaf(const char* name, int index, const M& message) {
+    if (message.unknown_fields().empty()) return;
+    Push(name, index);
+    Check(message);
+    Pop();
+  }
+
+  template <typename M>
+  void Nested(const char* name, const M& message) {
+    Push(name, -1);
+    Check(message);
+    Pop();
+  }
+
+  // Rare messages: walk with reflection.
+  void Generic(const char* name, const google::protobuf::Message& message) {
+    if (name) Push(name, -1);
+    Check(message);
+    const auto* reflection = message.GetReflection();
+    std::vector<const google::protobuf::FieldDescriptor*> fields;
+    reflection->ListFields(message, &fields);
+    for (const auto* field : fields) {
+      if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+      if (field->is_repeated()) {
+        for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
+          Push(field->name().c_str(), i);
+          Generic(nullptr, reflection->GetRepeatedMessage(message, field, i));
+          Pop();
+        }
+      } else {
+        Generic(field->name().c_str(), reflection->GetMessage(message, field));
+      }
+    }
+    if (name) Pop();
+  }
+
+  void Check(const google::protobuf::Message& message) {
+    const auto& unknown = message.GetReflection()->GetUnknownFields(message);
+    for (int i = 0; i < unknown.field_count(); ++i) {
+      UnknownField field;
+      field.path = Path();
+      field.number = unknown.field(i).number();
+      field.location = LocationFromPath("", field.path);
+      out_->push_back(std::move(field));
+    }
+  }
+
+  void Push(const char* name, int index) { stack_.push_back({name, index}); }
+  void Pop() { stack_.pop_back(); }
+  std::string Path() const {
+    std::string path;
+    for (const Step& step : stack_) {
+      if (step.name) {
+        if (!path.empty()) path += '.';
+        path += step.name;
+      }
+      if (step.index >= 0) path += fmt::format("[{}]", step.index);
+    }
+    return path;
+  }
+
+  std::vector<UnknownField>* out_;
+  std::vector<Step> stack_;
+};
+
+Status MissingRequired(const proto::ProgramDesc& desc, const std::string& file) {
+  std::vector<std::string> missing;
+  desc.FindInitializationErrors(&missing);
+  Status status(StatusCode::kParseError, LocationFromPath(file, missing.empty() ? "" : missing[0]),
+                fmt::format("required field '{}' is missing", missing.empty() ? "?" : missing[0]));
+  for (size_t i = 1; i < missing.size() && i < 20; ++i) {
+    status.AddNote(fmt::format("required field '{}' is also missing", missing[i]));
+  }
+  if (missing.size() > 20) status.AddNote(fmt::format("... and {} more", missing.size() - 20));
+  return status;
+}
+
+Status WireError(std::string_view bytes, const std::string& file, const char* fallback) {
+  std::optional<WireProblem> problem = FindWireProblem(bytes, proto::ProgramDesc::descriptor());
+  if (!problem) return Status(StatusCode::kParseError, Location::File(file), fallback);
+  Location loc = LocationFromPath(file, problem->path);
+  loc.detail = problem->path.empty()
+                   ? fmt::format("byte {}", problem->offset)
+                   : fmt::format("byte {}, in {}", problem->offset, problem->path);
+  return Status(StatusCode::kParseError, std::move(loc), problem->message);
+}
+
+StatusOr<proto::ProgramDesc> ParseBinary(std::string_view bytes, const std::string& file) {
+  proto::ProgramDesc desc;
+  if (!desc.ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
+      bytes.size() > static_cast<size_t>(INT32_MAX)) {
+    return WireError(bytes, file, "not a valid binary ProgramDesc");
+  }
+  // protobuf keeps a declared field sent with the wrong wire type, and an out-of-range enum value,
+  // as unknown fields; both mean the file is corrupt, not from a newer schema.
+  if (!FindUnknownFields(desc).empty() &&
+      FindWireProblem(bytes, proto::ProgramDesc::descriptor())) {
+    return WireError(bytes, file, "");
+  }
+  return desc;
+}
+
+StatusOr<proto::ProgramDesc> ParseText(std::string_view bytes, const std::string& file) {
+  proto::ProgramDesc desc;
+  google::protobuf::TextFormat::Parser parser;
+  TextErrors errors(file);
+  parser.RecordErrorsTo(&errors);
+  parser.AllowPartialMessage(true);  // missing required fields get our own diagnostic below
+  if (!parser.ParseFromString(std::string(bytes), &desc)) {
+    if (errors.first_) return *errors.first_;
+    return Status(StatusCode::kParseError, Location::File(file), "not a valid text ProgramDesc");
+  }
+  return desc;
+}
+
+}  // namespace
+
+const char* ProgramFormatName(ProgramFormat format) {
+  return format == ProgramFormat::kText ? "text" : "binary";
+}
+
+std::optional<ProgramFormat> ProgramFormatFromName(std::string_view name) {
+  if (name == "text" || name == "prototxt") return ProgramFormat::kText;
+  if (name == "binary" || name == "pdmodel") return ProgramFormat::kBinary;
+  return std::nullopt;
+}
+
+ProgramFormat DetectProgramFormat(std::string_view bytes) {
+  // Binary ProgramDescs hold control bytes (every BlockDesc starts with tag 0x08); text has none.
+  for (char c : bytes) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 && u != '\t' && u != '\n' && u != '\r' && u != '\f' && u != '\v') {
+      return ProgramFormat::kBinary;
+    }
+    if (u == 0x7f) return ProgramFormat::kBinary;
+  }
+  // Printable: text if it starts (after blanks and # comments) with a field name.
+  size_t i = 0;
+  while (i < bytes.size()) {
+    const auto u = static_cast<unsigned char>(bytes[i]);
+    if (std::isspace(u)) {
+      ++i;
+    } else if (u == '#') {
+      while (i < bytes.size() && bytes[i] != '\n') ++i;
+    } else {
+      return std::isalpha(u) || u == '_' || u == '[' ? ProgramFormat::kText
+                                                     : ProgramFormat::kBinary;
+    }
+  }
+  return ProgramFormat::kText;  // empty or only comments: an empty program either way
+}
+
+std::optional<ProgramFormat> ProgramFormatFromPath(std::string_view path) {
+  auto ends_with = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() && path.substr(path.size() - suffix.size()) == suffix;
+  };
+  for (std::string_view ext : {".prototxt", ".pbtxt", ".txtpb", ".textproto", ".txt"}) {
+    if (ends_with(ext)) return ProgramFormat::kText;
+  }
+  for (std::string_view ext : {".pdmodel", ".pb", ".bin", "__model__"}) {
+    if (ends_with(ext)) return ProgramFormat::kBinary;
+  }
+  return std::nullopt;
+}
+
+StatusOr<Program> ParseProgram(std::string_view bytes, const std::string& file,
+                               std::optional<ProgramFormat> format) {
+  const ProgramFormat actual = format.value_or(DetectProgramFormat(bytes));
+  StatusOr<proto::ProgramDesc> desc =
+      actual == ProgramFormat::kText ? ParseText(bytes, file) : ParseBinary(bytes, file);
+  if (!desc.ok()) return desc.status();
+  if (!desc->IsInitialized()) return MissingRequired(*desc, file);
+  return Program(std::move(desc).value());
+}
+
+StatusOr<Program> LoadProgram(const std::string& path, std::optional<ProgramFormat> format) {
+  IRM_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  return ParseProgram(bytes, path == "-" ? "<stdin>" : path, format);
+}
+
+StatusOr<std::string> SerializeProgram(const Program& program, ProgramFormat format,
+                                       const SerializeOptions& options) {
+  if (format == ProgramFormat::kBinary) {
+    std::string bytes;
+    // Partial: a program under construction may lack required fields; writing it must not abort.
+    if (!program.desc().SerializePartialToString(&bytes)) {
+      return Status(StatusCode::kInternal, Location{}, "cannot serialize the program");
+    }
+    return bytes;
+  }
+  const proto::ProgramDesc* desc = &program.desc();
+  proto::ProgramDesc stripped;
+  std::vector<UnknownField> unknown = FindUnknownFields(*desc);
+  if (!unknown.empty()) {
+    if (!options.drop_unknown_fields_in_text) {
+      Status status(StatusCode::kInvalid, unknown[0].location,
+                    fmt::format("the text form cannot carry unknown field {} (at {}); {} unknown "
+                                "field(s) in all",
+                                unknown[0].number, unknown[0].path, unknown.size()));
+      status.AddNote("write the binary form to keep them, or drop them explicitly");
+      return status;
+    }
+    stripped = *desc;
+    stripped.DiscardUnknownFields();
+    desc = &stripped;
+  }
+  std::string text;
+  google::protobuf::TextFormat::Printer printer;
+  if (!printer.PrintToString(*desc, &text)) {
+    return Status(StatusCode::kInternal, Location{}, "cannot print the program as text");
+  }
+  return std::string(kTextHeader) + text;
+}
+
+Status SaveProgram(const Program& program, const std::string& path, ProgramFormat format,
+                   const SerializeOptions& options) {
+  IRM_ASSIGN_OR_RETURN(std::string bytes, SerializeProgram(program, format, options));
+  return WriteFileAtomically(path, bytes);
+}
+
+std::vector<UnknownField> FindUnknownFields(const proto::ProgramDesc& desc) {
+  std::vector<UnknownField> out;
+  UnknownScan(&out).Program(desc);
+  return out;
+}
+
+}  // namespace irm::oldir
