@@ -1,4 +1,9 @@
 # Warnings are errors on our own code (conventions.md). Generated protobuf code gets none of these.
+# The gate is the g++ build; the clang fuzz build warns without failing.
 function(irm_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+  if(IRM_FUZZ)
+    target_compile_options(${target} PRIVATE -Wall -Wextra)
+  else()
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+  endif()
 endfunction()

@@ -1,0 +1,154 @@
+// Legacy-IR benchmarks on a generated training program of >= 50,000 ops (the example MLP scaled to
+// thousands of layers, with Paddle's full per-op attributes including call stacks):
+//   raw_parse   protobuf's ParseFromString of the bytes — the natural baseline
+//   load        ir-migrate's load: parse + wire checks + required-field check + var index
+//   validate    the full validator; reported in ops/s
+//   dump        the pretty dump; ops/s
+// After the runs it prints the ratios the project's targets are stated in (load <= 1.5x raw
+// parse, validate >= 1,000,000 ops/s) and exits 1 if a target is missed (when run with
+// --irm_check_targets).
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "examples/mlp_program.h"
+#include "oldir/dump.h"
+#include "oldir/program_io.h"
+#include "oldir/validator.h"
+
+namespace {
+
+using irm::oldir::Program;
+using irm::oldir::ProgramFormat;
+
+constexpr int kLayers = 6300;  // 8 ops per layer: >= 50,000 ops
+
+struct Fixture {
+  Program program;
+  std::string bytes;
+  int64_t ops = 0;
+};
+
+const Fixture& Shared() {
+  static const Fixture* fixture = [] {
+    auto* f = new Fixture;
+    irm::examples::MlpOptions options;
+    options.layers = kLayers;
+    f->program = irm::examples::MakeMlpTrainingProgram(options);
+    f->bytes = irm::oldir::SerializeProgram(f->program, ProgramFormat::kBinary).value();
+    f->ops = f->program.num_ops();
+    return f;
+  }();
+  return *fixture;
+}
+
+void SetCounters(benchmark::State& state) {
+  const Fixture& f = Shared();
+  state.SetItemsProcessed(state.iterations() * f.ops);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(f.bytes.size()));
+  state.counters["ops"] = static_cast<double>(f.ops);
+}
+
+void BM_RawParse(benchmark::State& state) {
+  const Fixture& f = Shared();
+  for (auto _ : state) {
+    irm::oldir::proto::ProgramDesc desc;
+    bool ok = desc.ParseFromString(f.bytes);
+    benchmark::DoNotOptimize(ok);
+  }
+  SetCounters(state);
+}
+BENCHMARK(BM_RawParse)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Load(benchmark::State& state) {
+  const Fixture& f = Shared();
+  for (auto _ : state) {
+    auto program = irm::oldir::ParseProgram(f.bytes, "bench.pdmodel", ProgramFormat::kBinary);
+    if (!program.ok()) state.SkipWithError(program.status().ToString().c_str());
+    benchmark::DoNotOptimize(program);
+  }
+  SetCounters(state);
+}
+BENCHMARK(BM_Load)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Validate(benchmark::State& state) {
+  const Fixture& f = Shared();
+  irm::oldir::ValidateOptions options;
+  options.file = "bench.pdmodel";
+  for (auto _ : state) {
+    irm::Diagnostics findings = irm::oldir::ValidateProgram(f.program, options);
+    if (findings.HasErrors()) state.SkipWithError(findings.items()[0].Render().c_str());
+    benchmark::DoNotOptimize(findings);
+  }
+  SetCounters(state);
+}
+BENCHMARK(BM_Validate)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Dump(benchmark::State& state) {
+  const Fixture& f = Shared();
+  for (auto _ : state) {
+    std::string text = irm::oldir::DumpProgram(f.program);
+    benchmark::DoNotOptimize(text);
+  }
+  SetCounters(state);
+}
+BENCHMARK(BM_Dump)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Keeps each benchmark's mean real time per iteration (ns) for the comparison at the end.
+class CollectingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      seconds_[run.run_name.function_name] = run.GetAdjustedRealTime() /
+                                             benchmark::GetTimeUnitMultiplier(run.time_unit);
+    }
+  }
+  std::map<std::string, double> seconds_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool check_targets = false;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--irm_check_targets") == 0) {
+      check_targets = true;
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  const Fixture& f = Shared();
+  fmt::print("program: {} ops, {} blocks, {} bytes binary\n", f.ops, f.program.num_blocks(),
+             f.bytes.size());
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+
+  auto& s = reporter.seconds_;
+  bool ok = true;
+  if (s.count("BM_RawParse") && s.count("BM_Load")) {
+    const double ratio = s["BM_Load"] / s["BM_RawParse"];
+    const bool pass = ratio <= 1.5;
+    ok &= pass;
+    fmt::print("load / raw parse: {:.3f}x (target <= 1.5x) {}\n", ratio, pass ? "PASS" : "MISS");
+  }
+  if (s.count("BM_Validate")) {
+    const double ops_per_s = static_cast<double>(f.ops) / s["BM_Validate"];
+    const bool pass = ops_per_s >= 1e6;
+    ok &= pass;
+    fmt::print("validate: {:.2f} M ops/s (target >= 1 M ops/s) {}\n", ops_per_s / 1e6,
+               pass ? "PASS" : "MISS");
+  }
+  if (s.count("BM_Dump")) {
+    fmt::print("dump: {:.2f} M ops/s\n", static_cast<double>(f.ops) / s["BM_Dump"] / 1e6);
+  }
+  benchmark::Shutdown();
+  return check_targets && !ok ? 1 : 0;
+}

@@ -1,0 +1,82 @@
+// `ir-migrate validate`: every finding of the validator, as compiler-style diagnostics on stderr and
+// a summary line on stdout, or as a JSON report on stdout (--json) for machines.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "oldir/validator.h"
+#include "tools/commands.h"
+#include "tools/exit_code.h"
+
+namespace irm::tools {
+namespace {
+
+nlohmann::json LocationJson(const Location& loc) {
+  nlohmann::json j = nlohmann::json::object();
+  if (!loc.file.empty()) j["file"] = loc.file;
+  if (loc.line > 0) j["line"] = loc.line;
+  if (loc.column > 0) j["column"] = loc.column;
+  if (loc.block >= 0) j["block"] = loc.block;
+  if (loc.op >= 0) j["op"] = loc.op;
+  if (!loc.op_type.empty()) j["op_type"] = loc.op_type;
+  if (!loc.var.empty()) j["var"] = loc.var;
+  if (!loc.attr.empty()) j["attr"] = loc.attr;
+  if (!loc.detail.empty()) j["detail"] = loc.detail;
+  return j;
+}
+
+nlohmann::json DiagnosticJson(const Diagnostic& d) {
+  return {{"severity", SeverityName(d.severity)},
+          {"message", d.message},
+          {"location", LocationJson(d.location)},
+          {"notes", d.notes}};
+}
+
+}  // namespace
+
+int RunValidate(const ValidateCommand& command, std::ostream& out, std::ostream& err) {
+  const std::string file = command.input == "-" ? "<stdin>" : command.input;
+  StatusOr<oldir::Program> program = oldir::LoadProgram(command.input, command.format);
+  if (!program.ok()) {
+    if (!command.json) return Fail(program.status(), err);
+    nlohmann::json report = {{"file", file},
+                             {"readable", false},
+                             {"valid", false},
+                             {"diagnostics", {DiagnosticJson(program.status().diagnostic())}}};
+    out << report.dump(2) << "\n";
+    return ExitCodeFor(program.status());
+  }
+
+  oldir::ValidateOptions options;
+  options.file = file;
+  options.extra_feeds.insert(command.feeds.begin(), command.feeds.end());
+  Diagnostics findings = oldir::ValidateProgram(*program, options);
+
+  const int errors = findings.CountOf(Severity::kError);
+  const int warnings = findings.CountOf(Severity::kWarning);
+  const bool valid = errors == 0 && !(command.warnings_as_errors && warnings > 0);
+
+  if (command.json) {
+    nlohmann::json diagnostics = nlohmann::json::array();
+    for (const Diagnostic& d : findings.items()) diagnostics.push_back(DiagnosticJson(d));
+    nlohmann::json report = {{"file", file},
+                             {"readable", true},
+                             {"valid", valid},
+                             {"blocks", program->num_blocks()},
+                             {"ops", program->num_ops()},
+                             {"errors", errors},
+                             {"warnings", warnings},
+                             {"diagnostics", diagnostics}};
+    out << report.dump(2) << "\n";
+  } else {
+    err << findings.Render();
+    if (!command.quiet) {
+      out << fmt::format("{}: {}: {} blocks, {} ops, {} error{}, {} warning{}\n", file,
+                         valid ? "valid" : "invalid", program->num_blocks(), program->num_ops(),
+                         errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+    }
+  }
+  return valid ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace irm::tools

@@ -1,0 +1,48 @@
+// The subcommands of ir-migrate as plain functions over option structs, so they can be called and
+// tested without the argument parser (driver.cc maps the command line onto these structs). Each
+// returns an exit code (tools/exit_code.h), prints results to `out` and diagnostics to `err`.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "oldir/program_io.h"
+
+namespace irm::tools {
+
+struct DumpCommand {
+  std::string input;  // "-" = stdin
+  std::optional<oldir::ProgramFormat> format;  // nullopt: detect from content
+  std::string output = "-";
+  bool show_callstack = false;
+  bool flat = false;  // blocks one after another instead of nested
+  bool hide_vars = false;
+  std::string program_for_params;  // names the tensors of a .pdiparams input
+};
+int RunDump(const DumpCommand& command, std::ostream& out, std::ostream& err);
+
+struct ValidateCommand {
+  std::string input;
+  std::optional<oldir::ProgramFormat> format;
+  std::vector<std::string> feeds;  // names fed from outside, besides need_check_feed vars
+  bool json = false;               // a JSON report on stdout instead of a summary line
+  bool warnings_as_errors = false;
+  bool quiet = false;              // no summary line
+};
+int RunValidate(const ValidateCommand& command, std::ostream& out, std::ostream& err);
+
+struct ConvertCommand {
+  std::string input;
+  std::optional<oldir::ProgramFormat> from;
+  std::string output;
+  std::optional<oldir::ProgramFormat> to;  // nullopt: from the output's extension
+  bool drop_unknown_fields = false;
+};
+int RunConvert(const ConvertCommand& command, std::ostream& out, std::ostream& err);
+
+// Prints a failed status as a diagnostic and returns its exit code.
+int Fail(const Status& status, std::ostream& err);
+
+}  // namespace irm::tools
