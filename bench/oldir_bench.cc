@@ -104,8 +104,8 @@ class CollectingReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
       if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
-      seconds_[run.run_name.function_name] = run.GetAdjustedRealTime() /
-                                             benchmark::GetTimeUnitMultiplier(run.time_unit);
+      seconds_[run.run_name.function_name] =
+          run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
     }
   }
   std::map<std::string, double> seconds_;

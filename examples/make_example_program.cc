@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
     std::cerr << "irm-make-example: LAYERS must be a positive number\n";
     return 2;
   }
-  auto format = irm::oldir::ProgramFormatFromPath(output).value_or(irm::oldir::ProgramFormat::kBinary);
+  auto format =
+      irm::oldir::ProgramFormatFromPath(output).value_or(irm::oldir::ProgramFormat::kBinary);
   irm::Status status =
       irm::oldir::SaveProgram(irm::examples::MakeMlpTrainingProgram(options), output, format);
   if (!status.ok()) {

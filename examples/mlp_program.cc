@@ -76,7 +76,9 @@ oldir::Program MakeMlpTrainingProgram(const MlpOptions& options) {
   block->set_parent_idx(-1);
   Writer w(block, options.with_callstack);
 
-  w.Var("x", proto::VarType::FP32, {-1, options.in_features}).SetNeedCheckFeed(true).SetStopGradient(true);
+  w.Var("x", proto::VarType::FP32, {-1, options.in_features})
+      .SetNeedCheckFeed(true)
+      .SetStopGradient(true);
   w.Var("label", proto::VarType::INT64, {-1, 1}).SetNeedCheckFeed(true).SetStopGradient(true);
   w.Var("learning_rate_0", proto::VarType::FP32, {1}).SetPersistable(true).SetStopGradient(true);
 
@@ -98,10 +100,15 @@ oldir::Program MakeMlpTrainingProgram(const MlpOptions& options) {
     w.Var(l.matmul_out, proto::VarType::FP32, {-1, out});
     w.Var(l.add_out, proto::VarType::FP32, {-1, out});
     w.Op("matmul_v2", oldir::kForward)
-        .SetInput("X", {l.input}).SetInput("Y", {l.weight}).SetOutput("Out", {l.matmul_out})
-        .SetAttr("trans_x", false).SetAttr("trans_y", false);
+        .SetInput("X", {l.input})
+        .SetInput("Y", {l.weight})
+        .SetOutput("Out", {l.matmul_out})
+        .SetAttr("trans_x", false)
+        .SetAttr("trans_y", false);
     w.Op("elementwise_add", oldir::kForward)
-        .SetInput("X", {l.matmul_out}).SetInput("Y", {l.bias}).SetOutput("Out", {l.add_out})
+        .SetInput("X", {l.matmul_out})
+        .SetInput("Y", {l.bias})
+        .SetOutput("Out", {l.add_out})
         .SetAttr("axis", -1);
     current = l.add_out;
     if (!last) {
@@ -120,30 +127,43 @@ oldir::Program MakeMlpTrainingProgram(const MlpOptions& options) {
   w.Var(loss_vec, proto::VarType::FP32, {-1, 1});
   w.Var(loss, proto::VarType::FP32, {});
   w.Op("softmax_with_cross_entropy", oldir::kForward)
-      .SetInput("Logits", {current}).SetInput("Label", {"label"})
-      .SetOutput("Softmax", {softmax}).SetOutput("Loss", {loss_vec})
-      .SetAttr("soft_label", false).SetAttr("ignore_index", -100).SetAttr("axis", -1)
-      .SetAttr("numeric_stable_mode", true).SetAttr("use_softmax", true);
+      .SetInput("Logits", {current})
+      .SetInput("Label", {"label"})
+      .SetOutput("Softmax", {softmax})
+      .SetOutput("Loss", {loss_vec})
+      .SetAttr("soft_label", false)
+      .SetAttr("ignore_index", -100)
+      .SetAttr("axis", -1)
+      .SetAttr("numeric_stable_mode", true)
+      .SetAttr("use_softmax", true);
   w.Op("mean", oldir::kForward | oldir::kLoss).SetInput("X", {loss_vec}).SetOutput("Out", {loss});
 
   // Backward: the seed, then grad ops in reverse.
   w.Var(Grad(loss), proto::VarType::FP32, {});
   w.Op("fill_constant", oldir::kBackward | oldir::kLoss)
       .SetOutput("Out", {Grad(loss)})
-      .SetAttr("shape", std::vector<int64_t>{}).SetAttr("value", 1.0f)
+      .SetAttr("shape", std::vector<int64_t>{})
+      .SetAttr("value", 1.0f)
       .SetAttr("dtype", static_cast<int32_t>(proto::VarType::FP32))
-      .SetAttr("force_cpu", false).SetAttr("str_value", std::string("1.0"))
+      .SetAttr("force_cpu", false)
+      .SetAttr("str_value", std::string("1.0"))
       .SetAttr("place_type", -1);
   w.Var(Grad(loss_vec), proto::VarType::FP32, {-1, 1});
   w.Op("mean_grad", oldir::kBackward)
-      .SetInput("X", {loss_vec}).SetInput("Out@GRAD", {Grad(loss)})
+      .SetInput("X", {loss_vec})
+      .SetInput("Out@GRAD", {Grad(loss)})
       .SetOutput("X@GRAD", {Grad(loss_vec)});
   w.Var(Grad(current), proto::VarType::FP32, {-1, options.classes});
   w.Op("softmax_with_cross_entropy_grad", oldir::kBackward)
-      .SetInput("Label", {"label"}).SetInput("Softmax", {softmax})
-      .SetInput("Loss@GRAD", {Grad(loss_vec)}).SetOutput("Logits@GRAD", {Grad(current)})
-      .SetAttr("soft_label", false).SetAttr("ignore_index", -100).SetAttr("axis", -1)
-      .SetAttr("numeric_stable_mode", true).SetAttr("use_softmax", true);
+      .SetInput("Label", {"label"})
+      .SetInput("Softmax", {softmax})
+      .SetInput("Loss@GRAD", {Grad(loss_vec)})
+      .SetOutput("Logits@GRAD", {Grad(current)})
+      .SetAttr("soft_label", false)
+      .SetAttr("ignore_index", -100)
+      .SetAttr("axis", -1)
+      .SetAttr("numeric_stable_mode", true)
+      .SetAttr("use_softmax", true);
 
   for (int i = options.layers - 1; i >= 0; --i) {
     const Layer& l = layers[i];
@@ -152,20 +172,27 @@ oldir::Program MakeMlpTrainingProgram(const MlpOptions& options) {
     if (!l.relu_out.empty()) {
       w.Var(Grad(l.add_out), proto::VarType::FP32, {-1, out});
       w.Op("relu_grad", oldir::kBackward)
-          .SetInput("Out", {l.relu_out}).SetInput("Out@GRAD", {Grad(l.relu_out)})
+          .SetInput("Out", {l.relu_out})
+          .SetInput("Out@GRAD", {Grad(l.relu_out)})
           .SetOutput("X@GRAD", {Grad(l.add_out)});
     }
     w.Var(Grad(l.matmul_out), proto::VarType::FP32, {-1, out});
     w.Var(Grad(l.bias), proto::VarType::FP32, {out});
     w.Op("elementwise_add_grad", oldir::kBackward, {l.bias, Grad(l.bias)})
-        .SetInput("X", {l.matmul_out}).SetInput("Y", {l.bias})
+        .SetInput("X", {l.matmul_out})
+        .SetInput("Y", {l.bias})
         .SetInput("Out@GRAD", {Grad(l.add_out)})
-        .SetOutput("X@GRAD", {Grad(l.matmul_out)}).SetOutput("Y@GRAD", {Grad(l.bias)})
+        .SetOutput("X@GRAD", {Grad(l.matmul_out)})
+        .SetOutput("Y@GRAD", {Grad(l.bias)})
         .SetAttr("axis", -1);
     w.Var(Grad(l.weight), proto::VarType::FP32, {in, out});
     OpEditor mm = w.Op("matmul_v2_grad", oldir::kBackward, {l.weight, Grad(l.weight)});
-    mm.SetInput("X", {l.input}).SetInput("Y", {l.weight}).SetInput("Out@GRAD", {Grad(l.matmul_out)})
-        .SetOutput("Y@GRAD", {Grad(l.weight)}).SetAttr("trans_x", false).SetAttr("trans_y", false);
+    mm.SetInput("X", {l.input})
+        .SetInput("Y", {l.weight})
+        .SetInput("Out@GRAD", {Grad(l.matmul_out)})
+        .SetOutput("Y@GRAD", {Grad(l.weight)})
+        .SetAttr("trans_x", false)
+        .SetAttr("trans_y", false);
     if (i > 0) {  // x is data (stop_gradient): no gradient flows into it
       w.Var(Grad(l.input), proto::VarType::FP32, {-1, in});
       mm.SetOutput("X@GRAD", {Grad(l.input)});
@@ -176,8 +203,10 @@ oldir::Program MakeMlpTrainingProgram(const MlpOptions& options) {
   for (const Layer& l : layers) {
     for (const std::string& param : {l.weight, l.bias}) {
       w.Op("sgd", oldir::kOptimize, {param, Grad(param)})
-          .SetInput("Param", {param}).SetInput("Grad", {Grad(param)})
-          .SetInput("LearningRate", {"learning_rate_0"}).SetOutput("ParamOut", {param})
+          .SetInput("Param", {param})
+          .SetInput("Grad", {Grad(param)})
+          .SetInput("LearningRate", {"learning_rate_0"})
+          .SetOutput("ParamOut", {param})
           .SetAttr("multi_precision", false);
     }
   }

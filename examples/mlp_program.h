@@ -9,7 +9,7 @@
 namespace irm::examples {
 
 struct MlpOptions {
-  int layers = 2;      // Linear layers; relu between them
+  int layers = 2;  // Linear layers; relu between them
   int in_features = 4;
   int hidden = 8;
   int classes = 3;

@@ -1,5 +1,5 @@
-// `ir-migrate validate`: every finding of the validator, as compiler-style diagnostics on stderr and
-// a summary line on stdout, or as a JSON report on stdout (--json) for machines.
+// `ir-migrate validate`: every finding of the validator, as compiler-style diagnostics on stderr
+// and a summary line on stdout, or as a JSON report on stdout (--json) for machines.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>

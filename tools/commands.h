@@ -13,7 +13,7 @@
 namespace irm::tools {
 
 struct DumpCommand {
-  std::string input;  // "-" = stdin
+  std::string input;                           // "-" = stdin
   std::optional<oldir::ProgramFormat> format;  // nullopt: detect from content
   std::string output = "-";
   bool show_callstack = false;
@@ -29,7 +29,7 @@ struct ValidateCommand {
   std::vector<std::string> feeds;  // names fed from outside, besides need_check_feed vars
   bool json = false;               // a JSON report on stdout instead of a summary line
   bool warnings_as_errors = false;
-  bool quiet = false;              // no summary line
+  bool quiet = false;  // no summary line
 };
 int RunValidate(const ValidateCommand& command, std::ostream& out, std::ostream& err);
 

@@ -38,8 +38,9 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
 
   DumpCommand dump;
   CLI::App* dump_app = app.add_subcommand(
-      "dump", "Print a program one line per var and op (like Paddle's Program.__str__), or "
-              "summarise a tensor file (.npy, .pdiparams)");
+      "dump",
+      "Print a program one line per var and op (like Paddle's Program.__str__), or "
+      "summarise a tensor file (.npy, .pdiparams)");
   dump_app->add_option("file", dump.input, "Program, .npy or .pdiparams file ('-' = stdin)")
       ->required();
   AddFormatOption(dump_app, "--from", &dump.format, "Force the program format");
@@ -52,20 +53,23 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
 
   ValidateCommand validate;
   CLI::App* validate_app = app.add_subcommand(
-      "validate", "Check a program: block tree, dataflow, var declarations, attribute encodings "
-                  "and the schema of known ops. Reports every finding.");
+      "validate",
+      "Check a program: block tree, dataflow, var declarations, attribute encodings "
+      "and the schema of known ops. Reports every finding.");
   validate_app->add_option("file", validate.input, "Program file ('-' = stdin)")->required();
   AddFormatOption(validate_app, "--from", &validate.format, "Force the program format");
-  validate_app->add_option("--feed", validate.feeds,
-                           "A var fed from outside (repeatable; need_check_feed vars count already)");
+  validate_app->add_option(
+      "--feed", validate.feeds,
+      "A var fed from outside (repeatable; need_check_feed vars count already)");
   validate_app->add_flag("--json", validate.json, "Print a JSON report on stdout");
   validate_app->add_flag("--Werror", validate.warnings_as_errors, "Treat warnings as errors");
   validate_app->add_flag("-q,--quiet", validate.quiet, "No summary line");
 
   ConvertCommand convert;
   CLI::App* convert_app = app.add_subcommand(
-      "convert", "Convert a program between binary (.pdmodel) and protobuf text (.prototxt), "
-                 "losslessly.");
+      "convert",
+      "Convert a program between binary (.pdmodel) and protobuf text (.prototxt), "
+      "losslessly.");
   convert_app->add_option("input", convert.input, "Program file ('-' = stdin)")->required();
   convert_app->add_option("-o,--output", convert.output, "Output file ('-' = stdout)")->required();
   AddFormatOption(convert_app, "--from", &convert.from, "Force the input format");
