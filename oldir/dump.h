@@ -1,11 +1,22 @@
 // The human-readable dump of a legacy program, one line per var and per op, close to Paddle's
-// Program.__str__:
-//   { // block 0, parent -1
-//       persist trainable param linear_0.w_0 : DENSE_TENSOR.shape(2,
-//       3).dtype(float32).stop_gradient(False) {Out=['tmp_2']} = matmul_v2(inputs={X=['x'],
-//       Y=['w']}, trans_x=False, trans_y=False, op_role=0)
+// Program.__str__ (python/paddle/base/framework.py, _to_readable_code):
+//
+//   // ProgramDesc version 2006000, 2 blocks, 3 ops
+//   { // block_idx:0  parent_idx:-1  forward_idx:-1
+//       persist trainable param w : DENSE_TENSOR.shape(3, 2).dtype(float32).stop_gradient(False)
+//       var x : DENSE_TENSOR.shape(-1, 3).dtype(float32).stop_gradient(True)
+//
+//       {Out=['y']} = matmul_v2(inputs={X=['x'], Y=['w']}, op_role=0, trans_x=False, trans_y=False)
+//       {Out=['z']} = conditional_block(inputs={Cond=['c'], Input=['y']}, sub_block=block[1])
+//           { // block_idx:1  parent_idx:0  forward_idx:-1
+//           ...
+//           }
 //   }
-// Sub-blocks are printed nested inside the op that owns them. Not a stable format: for people.
+//
+// Slots in stored order, attrs sorted by name. With nest_sub_blocks a sub-block is printed once,
+// right after the op that refers to it; a reference to a block that does not exist prints
+// "block[7] (missing)", one to a block already printed (a second reference, or a cycle)
+// "block[1] (printed above)". Not a stable format: for people.
 #pragma once
 
 #include <string>
