@@ -201,6 +201,11 @@ void AppendSlots(const google::protobuf::RepeatedPtrField<proto::OpDesc::Var>& s
   out->push_back('}');
 }
 
+bool IsCommonAttr(const std::string& name) {
+  return name == kOpRoleAttr || name == kOpRoleVarAttr || name == kOpNamescopeAttr ||
+         name == kOpCallstackAttr || name == kOpDeviceAttr || name == "with_quant_attr";
+}
+
 void AppendOp(const proto::OpDesc& op, const DumpOptions& options,
               std::vector<const proto::OpDesc::Attr*>* sorted_attrs, std::string* out) {
   AppendSlots(op.outputs(), out);
@@ -209,7 +214,9 @@ void AppendOp(const proto::OpDesc& op, const DumpOptions& options,
   out->append("(inputs=");
   AppendSlots(op.inputs(), out);
 
-  // Sorted by name as Paddle prints them; stable so that duplicate names keep their stored order.
+  // The op's own attrs first, then the ones every op carries (op_role, op_namescope, ...), each
+  // group sorted by name: what distinguishes the op comes first, as in the example.
+  // Stable, so duplicate names keep their stored order.
   sorted_attrs->clear();
   for (const proto::OpDesc::Attr& attr : op.attrs()) {
     if (!options.show_callstack && attr.name() == kOpCallstackAttr) continue;
@@ -217,6 +224,9 @@ void AppendOp(const proto::OpDesc& op, const DumpOptions& options,
   }
   std::stable_sort(sorted_attrs->begin(), sorted_attrs->end(),
                    [](const proto::OpDesc::Attr* a, const proto::OpDesc::Attr* b) {
+                     const bool a_common = IsCommonAttr(a->name());
+                     const bool b_common = IsCommonAttr(b->name());
+                     if (a_common != b_common) return b_common;
                      return a->name() < b->name();
                    });
   for (const proto::OpDesc::Attr* attr : *sorted_attrs) {

@@ -6,16 +6,17 @@
 //       persist trainable param w : DENSE_TENSOR.shape(3, 2).dtype(float32).stop_gradient(False)
 //       var x : DENSE_TENSOR.shape(-1, 3).dtype(float32).stop_gradient(True)
 //
-//       {Out=['y']} = matmul_v2(inputs={X=['x'], Y=['w']}, op_role=0, trans_x=False, trans_y=False)
+//       {Out=['y']} = matmul_v2(inputs={X=['x'], Y=['w']}, trans_x=False, trans_y=False, op_role=0)
 //       {Out=['z']} = conditional_block(inputs={Cond=['c'], Input=['y']}, sub_block=block[1])
 //           { // block_idx:1  parent_idx:0  forward_idx:-1
 //           ...
 //           }
 //   }
 //
-// Slots in stored order, attrs sorted by name. With nest_sub_blocks a sub-block is printed once,
-// right after the op that refers to it; a reference to a block that does not exist prints
-// "block[7] (missing)", one to a block already printed (a second reference, or a cycle)
+// Slots in stored order; the op's own attrs sorted by name, then the common ones (op_role,
+// op_role_var, op_namescope, op_device, ...) sorted by name. With nest_sub_blocks a sub-block is
+// printed once, right after the op that refers to it; a reference to a block that does not exist
+// prints "block[7] (missing)", one to a block already printed (a second reference, or a cycle)
 // "block[1] (printed above)". Not a stable format: for people.
 #pragma once
 

@@ -194,14 +194,14 @@ TEST(DumpProgramTest, MlpForwardBackwardSgd) {
       "    var linear_0.b_0@GRAD : DENSE_TENSOR.shape(2,).dtype(float32).stop_gradient(False)\n"
       "\n"
       "    {Out=['x']} = feed(inputs={X=['feed']}, col=0, op_role=0)\n"
-      "    {Out=['tmp_0']} = matmul_v2(inputs={X=['x'], Y=['linear_0.w_0']}, op_namescope='/', "
-      "op_role=0, trans_x=False, trans_y=False)\n"
+      "    {Out=['tmp_0']} = matmul_v2(inputs={X=['x'], Y=['linear_0.w_0']}, trans_x=False, "
+      "trans_y=False, op_namescope='/', op_role=0)\n"
       "    {Out=['tmp_1']} = elementwise_add(inputs={X=['tmp_0'], Y=['linear_0.b_0']}, axis=-1, "
       "op_role=0)\n"
       "    {Out=['tmp_2']} = relu(inputs={X=['tmp_1']}, op_role=0)\n"
       "    {Out=['mean_0.tmp_0']} = mean(inputs={X=['tmp_2']}, op_role=256)\n"
-      "    {Out=['mean_0.tmp_0@GRAD']} = fill_constant(inputs={}, dtype=5, op_role=257, "
-      "shape=[], value=1)\n"
+      "    {Out=['mean_0.tmp_0@GRAD']} = fill_constant(inputs={}, dtype=5, shape=[], "
+      "value=1, op_role=257)\n"
       "    {X@GRAD=['tmp_2@GRAD']} = mean_grad(inputs={X=['tmp_2'], "
       "Out@GRAD=['mean_0.tmp_0@GRAD']}, op_role=1)\n"
       "    {X@GRAD=['tmp_1@GRAD']} = relu_grad(inputs={Out=['tmp_2'], Out@GRAD=['tmp_2@GRAD']}, "
@@ -210,8 +210,8 @@ TEST(DumpProgramTest, MlpForwardBackwardSgd) {
       "inputs={X=['tmp_0'], Y=['linear_0.b_0'], Out@GRAD=['tmp_1@GRAD']}, axis=-1, op_role=1, "
       "op_role_var=['linear_0.b_0', 'linear_0.b_0@GRAD'])\n"
       "    {X@GRAD=[], Y@GRAD=['linear_0.w_0@GRAD']} = matmul_v2_grad(inputs={X=['x'], "
-      "Y=['linear_0.w_0'], Out@GRAD=['tmp_0@GRAD']}, op_role=1, "
-      "op_role_var=['linear_0.w_0', 'linear_0.w_0@GRAD'], trans_x=False, trans_y=False)\n"
+      "Y=['linear_0.w_0'], Out@GRAD=['tmp_0@GRAD']}, trans_x=False, trans_y=False, "
+      "op_role=1, op_role_var=['linear_0.w_0', 'linear_0.w_0@GRAD'])\n"
       "    {ParamOut=['linear_0.w_0']} = sgd(inputs={Param=['linear_0.w_0'], "
       "Grad=['linear_0.w_0@GRAD'], LearningRate=['learning_rate_0']}, op_role=2, "
       "op_role_var=['linear_0.w_0', 'linear_0.w_0@GRAD'])\n"
@@ -241,13 +241,14 @@ TEST(DumpProgramTest, CallstackHiddenByDefaultAndShownOnRequest) {
   const Op matmul = program.root().op(1);
   EXPECT_EQ(DumpOp(matmul),
             "{Out=['tmp_0']} = matmul_v2(inputs={X=['x'], Y=['linear_0.w_0']}, "
-            "op_namescope='/', op_role=0, trans_x=False, trans_y=False)");
+            "trans_x=False, trans_y=False, op_namescope='/', op_role=0)");
   DumpOptions options;
   options.show_callstack = true;
   EXPECT_EQ(DumpOp(matmul, options),
             "{Out=['tmp_0']} = matmul_v2(inputs={X=['x'], Y=['linear_0.w_0']}, "
+            "trans_x=False, trans_y=False, "
             "op_callstack=['  File \"train.py\", line 12, in <module>'], op_namescope='/', "
-            "op_role=0, trans_x=False, trans_y=False)");
+            "op_role=0)");
   const std::string dump = DumpProgram(program, options);
   EXPECT_NE(dump.find("op_callstack=['  File \"train.py\""), std::string::npos);
   EXPECT_EQ(DumpProgram(program).find("op_callstack"), std::string::npos);
@@ -487,7 +488,7 @@ TEST(DumpProgramTest, ConditionalBlockNested) {
             "    var scope : STEP_SCOPES\n"
             "\n"
             "    {Out=['out'], Scope=['scope']} = conditional_block(inputs={Cond=['cond'], "
-            "Input=['x']}, is_scalar_condition=True, op_role=0, sub_block=block[1])\n"
+            "Input=['x']}, is_scalar_condition=True, sub_block=block[1], op_role=0)\n"
             "        { // block_idx:1  parent_idx:0  forward_idx:-1\n"
             "            var y : DENSE_TENSOR.shape(-1, 3).dtype(float32).stop_gradient(False)\n"
             "\n"
@@ -512,7 +513,7 @@ TEST(DumpProgramTest, ConditionalBlockFlat) {
             "// ProgramDesc 3 blocks, 6 ops\n"
             "{ // block_idx:0  parent_idx:-1  forward_idx:-1\n"
             "    {Out=['out'], Scope=['scope']} = conditional_block(inputs={Cond=['cond'], "
-            "Input=['x']}, is_scalar_condition=True, op_role=0, sub_block=block[1])\n"
+            "Input=['x']}, is_scalar_condition=True, sub_block=block[1], op_role=0)\n"
             "    {Out=['out']} = scale(inputs={X=['out']}, scale=0.5)\n"
             "}\n"
             "{ // block_idx:1  parent_idx:0  forward_idx:-1\n"
