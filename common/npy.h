@@ -2,7 +2,8 @@
 // Reading accepts little- and big-endian data and Fortran order (converted to C order); writing
 // produces version 1.0 (2.0 when the header needs it), little-endian, C order, the header padded
 // to a multiple of 64 bytes as NumPy does. bfloat16, which NumPy lacks, is written with descr
-// '<V2' (what ml_dtypes-backed arrays save as) and '<V2' is read back as bfloat16.
+// '<V2' (what ml_dtypes-backed arrays save as) and '<V2' (also '|V2', '=V2', '>V2') is read back
+// as bfloat16.
 #pragma once
 
 #include <string>
