@@ -29,9 +29,16 @@ constexpr std::array<DTypeInfo, 12> kDTypes = {{
 
 }  // namespace
 
-size_t DTypeSize(DType dtype) { return kDTypes[static_cast<size_t>(dtype)].size; }
+// A DType cast from a bad integer gets size 0 and name "invalid", never an out-of-bounds read.
+size_t DTypeSize(DType dtype) {
+  const auto i = static_cast<size_t>(dtype);
+  return i < kDTypes.size() ? kDTypes[i].size : 0;
+}
 
-const char* DTypeName(DType dtype) { return kDTypes[static_cast<size_t>(dtype)].name; }
+const char* DTypeName(DType dtype) {
+  const auto i = static_cast<size_t>(dtype);
+  return i < kDTypes.size() ? kDTypes[i].name : "invalid";
+}
 
 std::optional<DType> DTypeFromName(std::string_view name) {
   for (const DTypeInfo& info : kDTypes) {

@@ -36,6 +36,8 @@ struct HostTensor {
   std::vector<int64_t> shape;  // empty = a 0-D scalar
   std::string bytes;           // numel() * DTypeSize(dtype) bytes, C order, little-endian
 
+  // Product of the dims. Readers check shapes for overflow before building a tensor; code that
+  // builds one by hand must keep it in range.
   int64_t numel() const;
   bool operator==(const HostTensor&) const = default;
 };
