@@ -38,8 +38,12 @@ OpEditor& OpEditor::SetOutput(std::string_view slot, std::vector<std::string> na
 
 OpEditor& OpEditor::SetAttr(std::string_view name, const AttrValue& value) {
   proto::OpDesc::Attr* target = nullptr;
+  // The first attr of that name: the one Op::FindAttr reads, should a malformed op have two.
   for (proto::OpDesc::Attr& attr : *desc_->mutable_attrs()) {
-    if (attr.name() == name) target = &attr;
+    if (attr.name() == name) {
+      target = &attr;
+      break;
+    }
   }
   if (target == nullptr) {
     target = desc_->add_attrs();

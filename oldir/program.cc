@@ -97,7 +97,8 @@ Status Op::WrongAttrType(std::string_view name, const AttrValue& value) const {
 
 int Op::role() const {
   const proto::OpDesc::Attr* attr = FindAttr(kOpRoleAttr);
-  if (attr == nullptr || attr->type() != proto::INT) return kNotSpecified;
+  // An INT attr without its value is as good as absent (ReadAttrValue calls it invalid).
+  if (attr == nullptr || attr->type() != proto::INT || !attr->has_i()) return kNotSpecified;
   return attr->i();
 }
 
@@ -121,9 +122,17 @@ std::optional<Block> Block::parent() const {
 }
 
 std::optional<Var> Block::FindVar(std::string_view name) const {
+  // A block added through mutable_desc() without a Reindex() has no index yet: scan it rather
+  // than read past the index.
+  if (static_cast<size_t>(position_) >= program_->var_index_.size()) {
+    for (const proto::VarDesc& var : desc_->vars()) {
+      if (var.name() == name) return Var(&var);
+    }
+    return std::nullopt;
+  }
   const Program::VarIndex& index = program_->var_index_[position_];
   auto it = index.find(name);
-  if (it == index.end()) return std::nullopt;
+  if (it == index.end() || it->second >= desc_->vars_size()) return std::nullopt;
   return Var(&desc_->vars(it->second));
 }
 

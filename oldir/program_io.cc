@@ -38,9 +38,11 @@ class TextErrors : public google::protobuf::io::ErrorCollector {
  public:
   explicit TextErrors(std::string file) : file_(std::move(file)) {}
   void AddError(int line, int column, const std::string& message) override {
-    if (!first_)
-      first_ =
-          Status(StatusCode::kParseError, Location::Text(file_, line + 1, column + 1), message);
+    if (first_) return;
+    // At the end of the input protobuf names the missing token as the empty string: "got: ".
+    std::string text = message;
+    if (text.size() >= 5 && text.compare(text.size() - 5, 5, "got: ") == 0) text += "end of input";
+    first_ = Status(StatusCode::kParseError, Location::Text(file_, line + 1, column + 1), text);
   }
   void AddWarning(int, int, const std::string&) override {}
   std::optional<Status> first_;
@@ -199,8 +201,9 @@ Status WireError(std::string_view bytes, const std::string& file, const char* fa
 
 StatusOr<proto::ProgramDesc> ParseBinary(std::string_view bytes, const std::string& file) {
   proto::ProgramDesc desc;
-  if (!desc.ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
-      bytes.size() > static_cast<size_t>(INT32_MAX)) {
+  // The size check comes first: protobuf takes an int, and a cast of a larger size would wrap.
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !desc.ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return WireError(bytes, file, "not a valid binary ProgramDesc");
   }
   // protobuf keeps a declared field sent with the wrong wire type, and an out-of-range enum value,
@@ -248,18 +251,23 @@ ProgramFormat DetectProgramFormat(std::string_view bytes) {
   }
   // Printable: text if it starts (after blanks and # comments) with a field name.
   size_t i = 0;
+  bool comment = false;
   while (i < bytes.size()) {
     const auto u = static_cast<unsigned char>(bytes[i]);
     if (std::isspace(u)) {
       ++i;
     } else if (u == '#') {
+      comment = true;
       while (i < bytes.size() && bytes[i] != '\n') ++i;
     } else {
       return std::isalpha(u) || u == '_' || u == '[' ? ProgramFormat::kText
                                                      : ProgramFormat::kBinary;
     }
   }
-  return ProgramFormat::kText;  // empty or only comments: an empty program either way
+  // Empty or only comments: an empty program. Blanks alone are not: 0x0a (the blocks tag)
+  // followed by a length such as 0x0d or 0x20 is a binary program cut short, which must fail
+  // rather than read as an empty text program.
+  return bytes.empty() || comment ? ProgramFormat::kText : ProgramFormat::kBinary;
 }
 
 std::optional<ProgramFormat> ProgramFormatFromPath(std::string_view path) {
@@ -305,10 +313,12 @@ StatusOr<std::string> SerializeProgram(const Program& program, ProgramFormat for
   std::vector<UnknownField> unknown = FindUnknownFields(*desc);
   if (!unknown.empty()) {
     if (!options.drop_unknown_fields_in_text) {
-      Status status(StatusCode::kInvalid, unknown[0].location,
-                    fmt::format("the text form cannot carry unknown field {} (at {}); {} unknown "
-                                "field(s) in all",
-                                unknown[0].number, unknown[0].path, unknown.size()));
+      Status status(
+          StatusCode::kInvalid, unknown[0].location,
+          fmt::format("the text form cannot carry unknown field {} (at {}); {} unknown "
+                      "field(s) in all",
+                      unknown[0].number, unknown[0].path.empty() ? "ProgramDesc" : unknown[0].path,
+                      unknown.size()));
       status.AddNote("write the binary form to keep them, or drop them explicitly");
       return status;
     }

@@ -97,14 +97,13 @@ class Walker {
           const size_t value_at = pos;
           uint64_t value = 0;
           if (!ReadVarint(&pos, end, &value)) {
-            return Problem(value_at, path, fmt::format("truncated varint in field '{}'", name));
+            return Problem(value_at, path,
+                           fmt::format("{} in field '{}'", VarintError(pos, end), name));
           }
-          if (field && field->type() == FieldDescriptor::TYPE_ENUM &&
-              field->enum_type()->FindValueByNumber(static_cast<int32_t>(value)) == nullptr) {
-            return Problem(
-                value_at, path,
-                fmt::format("field '{}': {} is not a value of enum {}", field->name(),
-                            static_cast<int64_t>(value), field->enum_type()->full_name()));
+          if (field) {
+            if (std::optional<std::string> bad = BadEnumValue(field, value)) {
+              return Problem(value_at, path, std::move(*bad));
+            }
           }
           break;
         }
@@ -170,6 +169,21 @@ class Walker {
     return false;  // more than 10 bytes
   }
 
+  // Why ReadVarint stopped at `pos`: the data ended, or the varint ran past 10 bytes.
+  static const char* VarintError(size_t pos, size_t end) {
+    return pos >= end ? "truncated varint" : "varint longer than 10 bytes";
+  }
+
+  // protobuf keeps an enum number the enum does not declare as an unknown field (proto2).
+  static std::optional<std::string> BadEnumValue(const FieldDescriptor* field, uint64_t value) {
+    if (field->type() != FieldDescriptor::TYPE_ENUM ||
+        field->enum_type()->FindValueByNumber(static_cast<int32_t>(value)) != nullptr) {
+      return std::nullopt;
+    }
+    return fmt::format("field '{}': {} is not a value of enum {}", field->name(),
+                       static_cast<int64_t>(value), field->enum_type()->full_name());
+  }
+
   std::optional<WireProblem> CheckPacked(size_t begin, size_t end, const FieldDescriptor* field,
                                          const std::string& path) const {
     const int expected = ExpectedWireType(field);
@@ -187,8 +201,11 @@ class Walker {
       uint64_t value = 0;
       const size_t at = pos;
       if (!ReadVarint(&pos, end, &value)) {
-        return Problem(at, path,
-                       fmt::format("malformed varint in packed field '{}'", field->name()));
+        return Problem(
+            at, path, fmt::format("{} in packed field '{}'", VarintError(pos, end), field->name()));
+      }
+      if (std::optional<std::string> bad = BadEnumValue(field, value)) {
+        return Problem(at, path, std::move(*bad));
       }
     }
     return std::nullopt;
@@ -202,12 +219,20 @@ class Walker {
       uint64_t tag = 0;
       if (!ReadVarint(pos, end, &tag)) return Problem(tag_at, path, "truncated tag inside a group");
       const int wire_type = static_cast<int>(tag & 7);
+      // protobuf rejects these inside groups as anywhere else.
+      if ((tag >> 3) == 0 || (tag >> 3) > 536870911) {
+        return Problem(tag_at, path,
+                       fmt::format("invalid field number {} inside a group", tag >> 3));
+      }
       const int field = static_cast<int>(tag >> 3);
       uint64_t value = 0;
+      const size_t value_at = *pos;
       switch (wire_type) {
         case 0:
-          if (!ReadVarint(pos, end, &value))
-            return Problem(*pos, path, "truncated varint inside a group");
+          if (!ReadVarint(pos, end, &value)) {
+            return Problem(value_at, path,
+                           fmt::format("{} inside a group", VarintError(*pos, end)));
+          }
           break;
         case 1:
         case 5: {
