@@ -85,10 +85,9 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
   if (fd < 0) return IoError(path, "cannot create a temporary file in '" + dir + "'");
   Status status = WriteAll(fd, bytes, path);
   if (status.ok() && ::fsync(fd) != 0) status = IoError(path, "cannot flush");
-  // mkstemp creates 0600; give the output the usual permissions, as an ordinary create would.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
+  // mkstemp creates 0600; give the output the permissions of an ordinary file. (Reading the
+  // umask means changing it, which would race with other threads.)
+  if (status.ok() && ::fchmod(fd, 0644) != 0) status = IoError(path, "cannot set permissions");
   if (::close(fd) != 0 && status.ok()) status = IoError(path, "cannot close");
   if (status.ok() && std::rename(tmpl.c_str(), path.c_str()) != 0) {
     status = IoError(path, "cannot rename the temporary file over it");

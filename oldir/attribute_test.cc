@@ -286,6 +286,8 @@ TEST(OpRoleTest, Names) {
   EXPECT_EQ(OpRoleName(257), "Backward|Loss");
   EXPECT_EQ(OpRoleName(18), "Optimize|LRSched");
   EXPECT_EQ(OpRoleName(4096), "NotSpecified");
+  EXPECT_EQ(OpRoleName(0x1100), "Forward|Loss|NotSpecified");
+  EXPECT_EQ(OpRoleName(-1), "Backward|Optimize|RPC|Dist|LRSched|Loss|NotSpecified|0xffffeee0");
   EXPECT_EQ(OpRoleName(0x41), "Backward|0x40");
   EXPECT_EQ(OpRoleName(0x200), "0x200");
 }

@@ -18,20 +18,20 @@ std::string OpRoleName(int role) {
                {kLoss, "Loss"},
                {kNotSpecified, "NotSpecified"}};
   std::string out;
-  int rest = role;
+  unsigned rest = static_cast<unsigned>(role);
   for (const auto& b : kBits) {
     if (role & b.bit) {
       if (!out.empty()) out += '|';
       out += b.name;
-      rest &= ~b.bit;
+      rest &= ~static_cast<unsigned>(b.bit);
     }
   }
   if (rest != 0) {
     if (!out.empty()) out += '|';
     out += fmt::format("{:#x}", rest);
   }
-  // kLoss alone on a forward op (the loss op itself) reads "Forward|Loss" in Paddle's terms.
-  if (role == kLoss) out = "Forward|Loss";
+  // The loss op itself has no Backward/Optimize bit: it is a forward op, "Forward|Loss".
+  if ((role & kLoss) && !(role & (kBackward | kOptimize))) out = "Forward|" + out;
   return out;
 }
 
