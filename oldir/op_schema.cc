@@ -1,1 +1,431 @@
-// placeholder
+// The table of legacy ops ir-migrate models: slot names, dispensability, duplicability and
+// attribute types exactly as Paddle's op makers declare them (paddle/fluid/operators/*_op.cc and,
+// for the ops generated from phi's ops.yaml, the legacy names in op_compat.yaml). Every entry was
+// written from those makers, not from programs: a slot or attribute listed here with the wrong
+// type would make the validator reject programs Paddle accepts.
+//
+// "Required" is strict: only what a Paddle-saved program always carries and the op cannot be
+// created or run without (an attribute with no default in its maker, an input the kernel reads
+// unconditionally). Attributes with defaults are listed so their AttrType is checked when present.
+// Grad ops follow Paddle's grad makers: forward inputs/outputs re-fed under their own slot names,
+// "Out@GRAD"-style inputs, "X@GRAD"-style outputs (dispensable: Paddle drops or empties the ones no
+// gradient flows to), and the forward op's attributes (SetAttrMap copies them all).
+#include "oldir/op_schema.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace irm::oldir {
+namespace {
+
+namespace pf = ::paddle::framework::proto;
+
+// ---- constructors that keep the table readable ------------------------------------------------
+
+SlotSchema In(std::string_view name) { return {name, /*required=*/true, /*duplicable=*/false}; }
+SlotSchema Opt(std::string_view name) { return {name, false, false}; }
+SlotSchema Dup(std::string_view name) { return {name, true, true}; }
+SlotSchema OptDup(std::string_view name) { return {name, false, true}; }
+
+AttrSchema A(std::string_view name, pf::AttrType type) { return {name, type, false}; }
+AttrSchema Req(std::string_view name, pf::AttrType type) { return {name, type, true}; }
+
+using Slots = std::vector<SlotSchema>;
+using Attrs = std::vector<AttrSchema>;
+
+Attrs Cat(std::initializer_list<Attrs> parts) {
+  Attrs out;
+  for (const Attrs& part : parts) out.insert(out.end(), part.begin(), part.end());
+  return out;
+}
+
+// Extra attributes (op_compat.yaml "extra" lists): never needed to run, but typed.
+const Attrs& MkldnnAttrs() {  // use_mkldnn + mkldnn_data_type
+  static const Attrs attrs = {A("use_mkldnn", pf::BOOLEAN), A("mkldnn_data_type", pf::STRING)};
+  return attrs;
+}
+
+// ---- the table ----------------------------------------------------------------------------
+
+void AddMath(std::vector<OpSchema>* t) {
+  // matmul_v2: paddle/fluid/operators/matmul_v2_op.cc; op_compat "matmul (matmul_v2)".
+  const Attrs matmul = Cat(
+      {{A("trans_x", pf::BOOLEAN), A("trans_y", pf::BOOLEAN), A("force_fp32_output", pf::BOOLEAN)},
+       MkldnnAttrs()});
+  t->push_back({"matmul_v2", {In("X"), In("Y")}, {In("Out")}, matmul});
+  t->push_back({"matmul_v2_grad",
+                {In("X"), In("Y"), In("Out@GRAD")},
+                {Opt("X@GRAD"), Opt("Y@GRAD")},
+                matmul});
+
+  // elementwise_*: ElementwiseOpMaker (axis default -1) plus the quantization/oneDNN extras.
+  const Attrs elementwise =
+      Cat({{A("axis", pf::INT), A("use_quantizer", pf::BOOLEAN), A("Scale_x", pf::FLOAT),
+            A("Scale_y", pf::FLOAT), A("Scale_out", pf::FLOAT), A("x_data_format", pf::STRING),
+            A("y_data_format", pf::STRING)},
+           MkldnnAttrs()});
+  for (std::string_view type :
+       {"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div"}) {
+    t->push_back({type, {In("X"), In("Y")}, {In("Out")}, elementwise});
+  }
+  // ElementwiseGradOpMaker re-feeds X and Y; the div grad maker also re-feeds Out.
+  const std::pair<std::string_view, bool> grads[] = {{"elementwise_add_grad", false},
+                                                     {"elementwise_sub_grad", false},
+                                                     {"elementwise_mul_grad", false},
+                                                     {"elementwise_div_grad", true}};
+  for (const auto& [type, with_out] : grads) {
+    Slots inputs = {In("X"), In("Y"), In("Out@GRAD")};
+    if (with_out) inputs.push_back(In("Out"));
+    t->push_back({type, inputs, {Opt("X@GRAD"), Opt("Y@GRAD")}, elementwise});
+  }
+
+  // scale: ScaleTensor overrides attr scale. Its grad maker emits another scale op.
+  t->push_back(
+      {"scale",
+       {In("X"), Opt("ScaleTensor")},
+       {In("Out")},
+       Cat({{A("scale", pf::FLOAT), A("bias", pf::FLOAT), A("bias_after_scale", pf::BOOLEAN)},
+            MkldnnAttrs()})});
+
+  // cast: in_dtype and out_dtype have no default in CastOpProtoMaker. Grad is another cast.
+  t->push_back({"cast",
+                {In("X")},
+                {In("Out")},
+                Cat({{Req("in_dtype", pf::INT), Req("out_dtype", pf::INT)}, MkldnnAttrs()})});
+
+  // sum (add_n): X duplicable. Its grad is made of scale/assign ops.
+  t->push_back({"sum", {Dup("X")}, {In("Out")}, MkldnnAttrs()});
+
+  // mean (mean_all): no attributes.
+  t->push_back({"mean", {In("X")}, {In("Out")}, {}});
+  t->push_back({"mean_grad", {In("X"), In("Out@GRAD")}, {Opt("X@GRAD")}, {}});
+
+  // reduce_*: ReduceBaseOpMaker (dim default {0}, keep_dim, reduce_all, in/out_dtype -1).
+  const Attrs reduce = {A("dim", pf::INTS),           A("keep_dim", pf::BOOLEAN),
+                        A("reduce_all", pf::BOOLEAN), A("in_dtype", pf::INT),
+                        A("out_dtype", pf::INT),      A("use_mkldnn", pf::BOOLEAN)};
+  for (std::string_view type : {"reduce_mean", "reduce_sum"}) {
+    t->push_back({type, {In("X")}, {In("Out")}, reduce});
+  }
+  for (std::string_view type : {"reduce_mean_grad", "reduce_sum_grad"}) {
+    t->push_back({type, {In("X"), In("Out@GRAD")}, {Opt("X@GRAD")}, reduce});
+  }
+}
+
+void AddActivations(std::vector<OpSchema>* t) {
+  // relu/tanh/sigmoid grads depend on Out (kDepOut), gelu_grad on X.
+  const Attrs relu = Cat({{A("use_cudnn", pf::BOOLEAN)}, MkldnnAttrs()});
+  const Attrs tanh = {A("use_mkldnn", pf::BOOLEAN), A("use_cudnn", pf::BOOLEAN)};
+  const Attrs gelu =
+      Cat({{A("approximate", pf::BOOLEAN), A("use_cudnn", pf::BOOLEAN)}, MkldnnAttrs()});
+  t->push_back({"relu", {In("X")}, {In("Out")}, relu});
+  t->push_back({"relu_grad", {In("Out"), In("Out@GRAD")}, {Opt("X@GRAD")}, relu});
+  t->push_back({"sigmoid", {In("X")}, {In("Out")}, relu});
+  t->push_back({"sigmoid_grad", {In("Out"), In("Out@GRAD")}, {Opt("X@GRAD")}, relu});
+  t->push_back({"tanh", {In("X")}, {In("Out")}, tanh});
+  t->push_back({"tanh_grad", {In("Out"), In("Out@GRAD")}, {Opt("X@GRAD")}, tanh});
+  t->push_back({"gelu", {In("X")}, {In("Out")}, gelu});
+  t->push_back({"gelu_grad", {In("X"), In("Out@GRAD")}, {Opt("X@GRAD")}, gelu});
+
+  const Attrs softmax = Cat({{A("axis", pf::INT), A("data_format", pf::STRING),
+                              A("use_cudnn", pf::BOOLEAN), A("is_test", pf::BOOLEAN)},
+                             MkldnnAttrs()});
+  t->push_back({"softmax", {In("X")}, {In("Out")}, softmax});
+  t->push_back({"softmax_grad", {In("Out"), In("Out@GRAD")}, {Opt("X@GRAD")}, softmax});
+}
+
+void AddNn(std::vector<OpSchema>* t) {
+  // layer_norm: Mean and Variance are intermediate outputs the kernel always writes.
+  const Attrs layer_norm =
+      Cat({{A("epsilon", pf::FLOAT), A("begin_norm_axis", pf::INT), A("is_test", pf::BOOLEAN)},
+           MkldnnAttrs()});
+  t->push_back({"layer_norm",
+                {In("X"), Opt("Scale"), Opt("Bias")},
+                {In("Y"), In("Mean"), In("Variance")},
+                layer_norm});
+  t->push_back({"layer_norm_grad",
+                {In("X"), Opt("Scale"), Opt("Bias"), In("Mean"), In("Variance"), In("Y@GRAD")},
+                {Opt("X@GRAD"), Opt("Scale@GRAD"), Opt("Bias@GRAD")},
+                layer_norm});
+
+  // lookup_table_v2 (embedding): padding_idx is int64_t in the maker, hence LONG.
+  const Attrs lookup = {A("padding_idx", pf::LONG),       A("is_sparse", pf::BOOLEAN),
+                        A("is_distributed", pf::BOOLEAN), A("remote_prefetch", pf::BOOLEAN),
+                        A("trainer_id", pf::INT),         A("slot", pf::INT),
+                        A("height_sections", pf::LONGS),  A("epmap", pf::STRINGS),
+                        A("table_names", pf::STRINGS)};
+  t->push_back({"lookup_table_v2", {In("W"), In("Ids")}, {In("Out")}, lookup});
+  t->push_back(
+      {"lookup_table_v2_grad", {In("W"), In("Ids"), In("Out@GRAD")}, {Opt("W@GRAD")}, lookup});
+
+  // dropout: Mask is only needed for training (the grad reads it), Seed overrides attr seed.
+  const Attrs dropout = {A("dropout_prob", pf::FLOAT), A("is_test", pf::BOOLEAN),
+                         A("fix_seed", pf::BOOLEAN), A("seed", pf::INT),
+                         A("dropout_implementation", pf::STRING)};
+  t->push_back({"dropout", {In("X"), Opt("Seed")}, {In("Out"), Opt("Mask")}, dropout});
+  t->push_back({"dropout_grad", {In("Mask"), In("Out@GRAD")}, {Opt("X@GRAD")}, dropout});
+
+  // softmax_with_cross_entropy: Backprop only exists in Ascend builds.
+  const Attrs swce = {A("soft_label", pf::BOOLEAN), A("use_softmax", pf::BOOLEAN),
+                      A("numeric_stable_mode", pf::BOOLEAN), A("ignore_index", pf::INT),
+                      A("axis", pf::INT)};
+  t->push_back({"softmax_with_cross_entropy",
+                {In("Logits"), In("Label")},
+                {In("Softmax"), In("Loss"), Opt("Backprop")},
+                swce});
+  t->push_back({"softmax_with_cross_entropy_grad",
+                {In("Label"), In("Softmax"), In("Loss@GRAD"), Opt("Backprop")},
+                {Opt("Logits@GRAD")},
+                swce});
+}
+
+void AddShape(std::vector<OpSchema>* t) {
+  // reshape2 / transpose2: XShape carries the input shape for the grad op.
+  const Attrs reshape =
+      Cat({{A("shape", pf::INTS), A("use_quantizer", pf::BOOLEAN)}, MkldnnAttrs()});
+  t->push_back({"reshape2",
+                {In("X"), Opt("Shape"), OptDup("ShapeTensor")},
+                {In("Out"), Opt("XShape")},
+                reshape});
+  t->push_back({"reshape2_grad", {Opt("XShape"), In("Out@GRAD")}, {Opt("X@GRAD")}, reshape});
+
+  // transpose2: attr axis has no default in the maker.
+  const Attrs transpose =
+      Cat({{Req("axis", pf::INTS), A("data_format", pf::STRING), A("use_quantizer", pf::BOOLEAN)},
+           MkldnnAttrs()});
+  t->push_back({"transpose2", {In("X")}, {In("Out"), Opt("XShape")}, transpose});
+  t->push_back({"transpose2_grad", {Opt("XShape"), In("Out@GRAD")}, {Opt("X@GRAD")}, transpose});
+
+  // concat: AxisTensor overrides attr axis.
+  const Attrs concat = Cat({{A("axis", pf::INT), A("use_quantizer", pf::BOOLEAN)}, MkldnnAttrs()});
+  t->push_back({"concat", {Dup("X"), Opt("AxisTensor")}, {In("Out")}, concat});
+  t->push_back(
+      {"concat_grad", {Dup("X"), Opt("AxisTensor"), In("Out@GRAD")}, {OptDup("X@GRAD")}, concat});
+
+  // split: num > 0 splits evenly, else sections. Its grad maker emits concat.
+  t->push_back(
+      {"split",
+       {In("X"), Opt("AxisTensor"), OptDup("SectionsTensorList")},
+       {Dup("Out")},
+       Cat({{A("axis", pf::INT), A("num", pf::INT), A("sections", pf::INTS)}, MkldnnAttrs()})});
+
+  // slice: attr axes has no default in SliceOpMaker.
+  const Attrs slice = Cat({{Req("axes", pf::INTS), A("starts", pf::INTS), A("ends", pf::INTS),
+                            A("infer_flags", pf::INTS), A("decrease_axis", pf::INTS)},
+                           MkldnnAttrs()});
+  const Slots slice_tensors = {Opt("StartsTensor"), Opt("EndsTensor"), OptDup("StartsTensorList"),
+                               OptDup("EndsTensorList")};
+  Slots slice_in = {In("Input")};
+  slice_in.insert(slice_in.end(), slice_tensors.begin(), slice_tensors.end());
+  t->push_back({"slice", slice_in, {In("Out")}, slice});
+  Slots slice_grad_in = slice_in;
+  slice_grad_in.push_back(In("Out@GRAD"));
+  t->push_back({"slice_grad", slice_grad_in, {Opt("Input@GRAD")}, slice});
+
+  // tril_triu
+  const Attrs tril = {A("diagonal", pf::INT), A("lower", pf::BOOLEAN)};
+  t->push_back({"tril_triu", {In("X")}, {In("Out")}, tril});
+  t->push_back({"tril_triu_grad", {In("Out@GRAD")}, {Opt("X@GRAD")}, tril});
+}
+
+void AddCreation(std::vector<OpSchema>* t) {
+  // fill_constant: shape is std::vector<int64_t> (LONGS); ValueTensor/ShapeTensor(List) override.
+  t->push_back({"fill_constant",
+                {Opt("ValueTensor"), Opt("ShapeTensor"), OptDup("ShapeTensorList")},
+                {In("Out")},
+                {A("dtype", pf::INT), A("shape", pf::LONGS), A("value", pf::FLOAT),
+                 A("str_value", pf::STRING), A("force_cpu", pf::BOOLEAN), A("place_type", pf::INT),
+                 A("use_mkldnn", pf::BOOLEAN)}});
+
+  // assign: X is dispensable in AssignOpProtoMaker. Its grad is another assign.
+  t->push_back({"assign", {Opt("X")}, {In("Out")}, {}});
+
+  // assign_value: shape and dtype have no default; one of the *_values lists holds the data
+  // (values: the Paddle 3.x SCALARS form).
+  t->push_back(
+      {"assign_value",
+       {},
+       {In("Out")},
+       {Req("shape", pf::INTS), Req("dtype", pf::INT), A("bool_values", pf::INTS),
+        A("fp32_values", pf::FLOATS), A("fp64_values", pf::FLOAT64S), A("int32_values", pf::INTS),
+        A("int64_values", pf::LONGS), A("values", pf::SCALARS)}});
+}
+
+void AddOptimizers(std::vector<OpSchema>* t) {
+  t->push_back({"sgd",
+                {In("Param"), In("LearningRate"), In("Grad"), Opt("MasterParam")},
+                {In("ParamOut"), Opt("MasterParamOut")},
+                {A("multi_precision", pf::BOOLEAN), A("use_mkldnn", pf::BOOLEAN)}});
+
+  // momentum: mu has no default.
+  t->push_back({"momentum",
+                {In("Param"), In("Grad"), In("Velocity"), In("LearningRate"), Opt("MasterParam")},
+                {In("ParamOut"), In("VelocityOut"), Opt("MasterParamOut")},
+                {Req("mu", pf::FLOAT), A("use_nesterov", pf::BOOLEAN),
+                 A("regularization_method", pf::STRING), A("regularization_coeff", pf::FLOAT),
+                 A("multi_precision", pf::BOOLEAN), A("rescale_grad", pf::FLOAT)}});
+
+  // adam / adamw: Beta*PowOut are dispensable since use_global_beta_pow; Moment2Max(Out) is the
+  // Paddle 3.x amsgrad state; min_row_size_to_use_multithread is int64_t (LONG).
+  const Slots adam_in = {In("Param"),        In("Grad"),           In("LearningRate"),
+                         In("Moment1"),      In("Moment2"),        Opt("Moment2Max"),
+                         In("Beta1Pow"),     In("Beta2Pow"),       Opt("Beta1Tensor"),
+                         Opt("Beta2Tensor"), Opt("EpsilonTensor"), Opt("MasterParam"),
+                         Opt("SkipUpdate")};
+  const Slots adam_out = {In("ParamOut"),       In("Moment1Out"),   In("Moment2Out"),
+                          Opt("Moment2MaxOut"), Opt("Beta1PowOut"), Opt("Beta2PowOut"),
+                          Opt("MasterParamOut")};
+  const Attrs adam = {A("beta1", pf::FLOAT),
+                      A("beta2", pf::FLOAT),
+                      A("epsilon", pf::FLOAT),
+                      A("lazy_mode", pf::BOOLEAN),
+                      A("min_row_size_to_use_multithread", pf::LONG),
+                      A("multi_precision", pf::BOOLEAN),
+                      A("use_global_beta_pow", pf::BOOLEAN),
+                      A("amsgrad", pf::BOOLEAN)};
+  t->push_back({"adam", adam_in, adam_out, adam});
+  t->push_back(
+      {"adamw", adam_in, adam_out,
+       Cat({adam,
+            {A("coeff", pf::FLOAT), A("lr_ratio", pf::FLOAT), A("with_decay", pf::BOOLEAN)}})});
+}
+
+void AddControlFlow(std::vector<OpSchema>* t) {
+  // feed/fetch: col has no default.
+  t->push_back({"feed", {In("X")}, {In("Out")}, {Req("col", pf::INT)}});
+  t->push_back({"fetch", {In("X")}, {In("Out")}, {Req("col", pf::INT)}});
+
+  // conditional_block: Input and Out list what the sub-block reads and writes; either may be
+  // empty. Scope holds the step scope the grad op re-enters.
+  const Attrs cond = {Req("sub_block", pf::BLOCK), A("is_scalar_condition", pf::BOOLEAN),
+                      A("skip_eager_deletion_vars", pf::STRINGS)};
+  t->push_back(
+      {"conditional_block", {Dup("Cond"), OptDup("Input")}, {OptDup("Out"), In("Scope")}, cond});
+  t->push_back({"conditional_block_grad",
+                {Dup("Cond"), OptDup("Input"), OptDup("Out"), OptDup("Out@GRAD"), In("Scope")},
+                {OptDup("Cond@GRAD"), OptDup("Input@GRAD")},
+                cond});
+
+  const Attrs loop = {Req("sub_block", pf::BLOCK), A("is_test", pf::BOOLEAN),
+                      A("skip_eager_deletion_vars", pf::STRINGS)};
+  t->push_back({"while", {OptDup("X"), In("Condition")}, {OptDup("Out"), In("StepScopes")}, loop});
+  t->push_back({"while_grad",
+                {OptDup("X"), OptDup("Out"), OptDup("Out@GRAD"), In("StepScopes")},
+                {OptDup("X@GRAD")},
+                Cat({loop, {A("original_output_grad", pf::STRINGS)}})});
+
+  t->push_back({"increment", {In("X")}, {In("Out")}, {A("step", pf::FLOAT)}});
+}
+
+void AddCommunication(std::vector<OpSchema>* t) {
+  // paddle/fluid/operators/collective/. "tag" only exists in Ascend builds.
+  const Attrs allreduce = {A("ring_id", pf::INT), A("use_calc_stream", pf::BOOLEAN),
+                           A("use_model_parallel", pf::BOOLEAN), A("tag", pf::STRING)};
+  for (std::string_view type :
+       {"c_allreduce_sum", "c_allreduce_max", "c_allreduce_min", "c_allreduce_prod"}) {
+    t->push_back({type, {In("X")}, {In("Out")}, allreduce});
+  }
+  t->push_back({"c_broadcast",
+                {In("X")},
+                {In("Out")},
+                {A("ring_id", pf::INT), A("root", pf::INT), A("use_calc_stream", pf::BOOLEAN)}});
+  // c_allgather: nranks has no default (c_reducescatter's defaults to 1).
+  t->push_back(
+      {"c_allgather",
+       {In("X")},
+       {In("Out")},
+       {A("ring_id", pf::INT), A("use_calc_stream", pf::BOOLEAN), Req("nranks", pf::INT)}});
+  t->push_back({"c_reducescatter",
+                {In("X")},
+                {In("Out")},
+                {A("ring_id", pf::INT), A("nranks", pf::INT), A("use_calc_stream", pf::BOOLEAN)}});
+  t->push_back({"c_identity",
+                {In("X")},
+                {In("Out")},
+                {A("ring_id", pf::INT), A("use_calc_stream", pf::BOOLEAN),
+                 A("use_model_parallel", pf::BOOLEAN)}});
+  const Attrs split_concat = {A("rank", pf::INT), A("nranks", pf::INT), A("ring_id", pf::INT),
+                              A("use_calc_stream", pf::BOOLEAN),
+                              A("use_model_parallel", pf::BOOLEAN)};
+  t->push_back({"c_split", {In("X")}, {In("Out")}, split_concat});
+  t->push_back({"c_concat", {In("X")}, {In("Out")}, split_concat});
+  t->push_back({"c_sync_calc_stream", {In("X")}, {In("Out")}, {}});
+  t->push_back({"c_sync_comm_stream", {Dup("X")}, {Dup("Out")}, {A("ring_id", pf::INT)}});
+  // send_v2 has no outputs; recv_v2 no inputs.
+  const Attrs p2p = {A("ring_id", pf::INT), A("peer", pf::INT), A("use_calc_stream", pf::BOOLEAN),
+                     A("dynamic_shape", pf::BOOLEAN)};
+  t->push_back({"send_v2", {In("X")}, {}, p2p});
+  t->push_back(
+      {"recv_v2", {}, {In("Out")}, Cat({p2p, {A("dtype", pf::INT), A("out_shape", pf::INTS)}})});
+  t->push_back({"barrier", {In("X")}, {In("Out")}, {A("ring_id", pf::INT)}});
+}
+
+std::vector<OpSchema> BuildTable() {
+  std::vector<OpSchema> table;
+  AddMath(&table);
+  AddActivations(&table);
+  AddNn(&table);
+  AddShape(&table);
+  AddCreation(&table);
+  AddOptimizers(&table);
+  AddControlFlow(&table);
+  AddCommunication(&table);
+  std::sort(table.begin(), table.end(),
+            [](const OpSchema& a, const OpSchema& b) { return a.type < b.type; });
+  return table;
+}
+
+template <typename T>
+const T* FindByName(const std::vector<T>& items, std::string_view name) {
+  for (const T& item : items) {
+    if (item.name == name) return &item;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const SlotSchema* OpSchema::FindInput(std::string_view slot) const {
+  return FindByName(inputs, slot);
+}
+
+const SlotSchema* OpSchema::FindOutput(std::string_view slot) const {
+  return FindByName(outputs, slot);
+}
+
+const AttrSchema* OpSchema::FindAttr(std::string_view name) const {
+  return FindByName(attrs, name);
+}
+
+const std::vector<OpSchema>& AllOpSchemas() {
+  static const std::vector<OpSchema> table = BuildTable();
+  return table;
+}
+
+const OpSchema* FindOpSchema(std::string_view type) {
+  // Built once; the keys view the type names held by the table, which lives forever.
+  static const std::unordered_map<std::string_view, const OpSchema*> index = [] {
+    std::unordered_map<std::string_view, const OpSchema*> map;
+    map.reserve(AllOpSchemas().size() * 2);
+    for (const OpSchema& schema : AllOpSchemas()) map.emplace(schema.type, &schema);
+    return map;
+  }();
+  auto it = index.find(type);
+  return it == index.end() ? nullptr : it->second;
+}
+
+const std::vector<AttrSchema>& CommonAttrSchemas() {
+  // OpProtoAndCheckerMaker adds these to every op (op_proto_maker.cc).
+  static const std::vector<AttrSchema> attrs = {
+      A("op_role", pf::INT),         A("op_role_var", pf::STRINGS),
+      A("op_namescope", pf::STRING), A("op_callstack", pf::STRINGS),
+      A("op_device", pf::STRING),    A("with_quant_attr", pf::BOOLEAN),
+  };
+  return attrs;
+}
+
+}  // namespace irm::oldir
