@@ -94,7 +94,8 @@ TEST(DistSidecarTest, MalformedInputsAreDiagnosed) {
   ASSERT_FALSE(binary.ok());
   EXPECT_EQ(binary.status().code(), StatusCode::kParseError);
   EXPECT_EQ(binary.status().ToString(),
-            "s.bin: byte 1: error: field 'vars' claims 5 bytes but only 1 remain");
+            "s.bin: byte 3: error: truncated varint in field 'block_idx' (input cut short: 'vars' "
+            "claims 5 bytes, 1 remain)");
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ class UnknownScan {
       Push("vars", v);
       const proto::VarDesc& var = block.vars(v);
       Check(var);
-      if (var.has_type()) Generic("type", var.type());
+      if (var.has_type()) VarType(var.type());
       for (int a = 0; a < var.attrs_size(); ++a) Leaf("attrs", a, var.attrs(a));
       Pop();
     }
@@ -109,6 +109,33 @@ class UnknownScan {
       }
       Pop();
     }
+  }
+
+  // Typed for the common tensor descriptions: this runs for every var of every program loaded.
+  void VarType(const proto::VarType& type) {
+    Push("type", -1);
+    Check(type);
+    if (type.has_dense_tensor()) {
+      Push("dense_tensor", -1);
+      Check(type.dense_tensor());
+      if (type.dense_tensor().has_tensor()) Nested("tensor", type.dense_tensor().tensor());
+      Pop();
+    }
+    if (type.has_selected_rows()) Nested("selected_rows", type.selected_rows());
+    if (type.has_tensor_array()) {
+      Push("tensor_array", -1);
+      Check(type.tensor_array());
+      if (type.tensor_array().has_tensor()) Nested("tensor", type.tensor_array().tensor());
+      Pop();
+    }
+    if (type.has_reader()) Generic("reader", type.reader());
+    if (type.has_tuple()) Generic("tuple", type.tuple());
+    if (type.has_string()) Nested("string", type.string());
+    if (type.has_strings()) Nested("strings", type.strings());
+    if (type.has_vocab()) Nested("vocab", type.vocab());
+    if (type.has_sparse_coo()) Nested("sparse_coo", type.sparse_coo());
+    if (type.has_sparse_csr()) Nested("sparse_csr", type.sparse_csr());
+    Pop();
   }
 
   template <typename M>
@@ -148,8 +175,17 @@ class UnknownScan {
     if (name) Pop();
   }
 
+  template <typename M>
+  void Check(const M& message) {
+    if (message.unknown_fields().empty()) return;  // inline bit test, no virtual call
+    Report(message.unknown_fields());
+  }
+
   void Check(const google::protobuf::Message& message) {
-    const auto& unknown = message.GetReflection()->GetUnknownFields(message);
+    Report(message.GetReflection()->GetUnknownFields(message));
+  }
+
+  void Report(const google::protobuf::UnknownFieldSet& unknown) {
     for (int i = 0; i < unknown.field_count(); ++i) {
       UnknownField field;
       field.path = Path();

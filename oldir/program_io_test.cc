@@ -758,11 +758,13 @@ TEST(BadInputTest, TruncatedAtEveryOffset) {
   EXPECT_EQ(ParseError(kSmall.substr(0, 1), "s.pdmodel"),
             "s.pdmodel: byte 1: error: truncated length of field 'blocks'");
   EXPECT_EQ(ParseError(kSmall.substr(0, 10), "s.pdmodel"),
-            "s.pdmodel: byte 1: error: field 'blocks' claims 21 bytes but only 8 remain");
+            "s.pdmodel: block 0, byte 5, in blocks[0]: error: truncated varint in field "
+            "'parent_idx' (input cut short: 'blocks' claims 21 bytes, 8 remain)");
   EXPECT_EQ(ParseError(kSmall.substr(0, 24), "s.pdmodel"),
             "s.pdmodel: byte 24: error: truncated length of field 'version'");
   EXPECT_EQ(ParseError(kSmall.substr(0, 26), "s.pdmodel"),
-            "s.pdmodel: byte 24: error: field 'version' claims 3 bytes but only 1 remain");
+            "s.pdmodel: byte 26, in version: error: truncated varint in field 'version' (input cut "
+            "short: 'version' claims 3 bytes, 1 remain)");
 }
 
 TEST(BadInputTest, TruncatedRichProgramNeverCrashes) {

@@ -124,6 +124,18 @@ class Walker {
             return Problem(len_at, path, fmt::format("truncated length of field '{}'", name));
           }
           if (length > end - pos) {
+            // A cut-off file: the deepest message the cut falls in says more than the outermost.
+            if (field && field->type() == FieldDescriptor::TYPE_MESSAGE) {
+              if (auto inner = Walk(pos, end, field->message_type(), field_path, depth + 1)) {
+                if (!inner->cut_short) {
+                  inner->message +=
+                      fmt::format(" (input cut short: '{}' claims {} bytes, {} remain)", name,
+                                  length, end - pos);
+                  inner->cut_short = true;
+                }
+                return inner;
+              }
+            }
             return Problem(len_at, path,
                            fmt::format("field '{}' claims {} bytes but only {} remain", name,
                                        length, end - pos));

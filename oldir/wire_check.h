@@ -17,6 +17,7 @@ struct WireProblem {
   size_t offset = 0;  // byte offset in the whole input
   std::string path;   // message path, "" for the top-level message
   std::string message;
+  bool cut_short = false;  // inside a length-delimited field that runs past the end of the input
 };
 
 std::optional<WireProblem> FindWireProblem(std::string_view bytes,
