@@ -148,22 +148,37 @@ std::optional<Var> Block::FindVarRecursive(std::string_view name) const {
 
 // ---- Program --------------------------------------------------------------------------------
 
-Program::Program(proto::ProgramDesc desc) : desc_(std::move(desc)) { Reindex(); }
+namespace {
 
-Program::Program(const Program& other) : desc_(other.desc_) { Reindex(); }
+std::unique_ptr<google::protobuf::Arena> NewArena() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 4 << 10;
+  options.max_block_size = 1 << 20;  // few, large blocks for programs of tens of MB
+  return std::make_unique<google::protobuf::Arena>(options);
+}
+
+}  // namespace
+
+Program::Program()
+    : arena_(NewArena()),
+      desc_(google::protobuf::Arena::CreateMessage<proto::ProgramDesc>(arena_.get())) {}
+
+Program::Program(const proto::ProgramDesc& desc) : Program() {
+  *desc_ = desc;
+  Reindex();
+}
+
+Program::Program(const Program& other) : Program(other.desc()) {}
 
 Program& Program::operator=(const Program& other) {
-  if (this != &other) {
-    desc_ = other.desc_;
-    Reindex();
-  }
+  if (this != &other) *this = Program(other);
   return *this;
 }
 
 void Program::Reindex() {
-  var_index_.assign(desc_.blocks_size(), {});
-  for (int b = 0; b < desc_.blocks_size(); ++b) {
-    const proto::BlockDesc& block = desc_.blocks(b);
+  var_index_.assign(desc_->blocks_size(), {});
+  for (int b = 0; b < desc_->blocks_size(); ++b) {
+    const proto::BlockDesc& block = desc_->blocks(b);
     VarIndex& index = var_index_[b];
     index.reserve(block.vars_size());
     for (int v = 0; v < block.vars_size(); ++v) {
@@ -175,13 +190,13 @@ void Program::Reindex() {
 
 int64_t Program::num_ops() const {
   int64_t n = 0;
-  for (const proto::BlockDesc& block : desc_.blocks()) n += block.ops_size();
+  for (const proto::BlockDesc& block : desc_->blocks()) n += block.ops_size();
   return n;
 }
 
 std::optional<int64_t> Program::version() const {
-  if (!desc_.has_version()) return std::nullopt;
-  return desc_.version().version();
+  if (!desc_->has_version()) return std::nullopt;
+  return desc_->version().version();
 }
 
 Location OpLocation(const std::string& file, const Block& block, int op_index) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -128,35 +129,40 @@ class Block {
   int position_;  // position in ProgramDesc.blocks (equals idx in a valid program)
 };
 
-// A whole program. Owns its ProgramDesc.
+// A whole program. Owns its ProgramDesc, which lives on a protobuf arena of the program's own:
+// parsing into an arena is ~3x faster than into the heap, and the messages end up contiguous, which
+// makes every later walk (index, validator, dump) faster too. A moved-from Program may only be
+// destroyed or assigned to.
 class Program {
  public:
-  Program() = default;
-  explicit Program(proto::ProgramDesc desc);
+  Program();  // an empty ProgramDesc
+  explicit Program(const proto::ProgramDesc& desc);  // copies desc onto the arena
   Program(const Program& other);
   Program& operator=(const Program& other);
   Program(Program&&) noexcept = default;
   Program& operator=(Program&&) noexcept = default;
 
-  int num_blocks() const { return desc_.blocks_size(); }
+  int num_blocks() const { return desc_->blocks_size(); }
   // The block at position i of ProgramDesc.blocks.
-  Block block(int i) const { return Block(this, &desc_.blocks(i), i); }
+  Block block(int i) const { return Block(this, &desc_->blocks(i), i); }
   Block root() const { return block(0); }  // requires num_blocks() > 0
   int64_t num_ops() const;
 
   // Paddle's version number (2002002 = 2.2.2; 0 for dev builds); nullopt when unset.
   std::optional<int64_t> version() const;
 
-  const proto::ProgramDesc& desc() const { return desc_; }
-  // For edits; call Reindex() afterwards when vars or blocks were added, removed or renamed.
-  proto::ProgramDesc* mutable_desc() { return &desc_; }
+  const proto::ProgramDesc& desc() const { return *desc_; }
+  // For edits and for parsing in place; call Reindex() afterwards when vars or blocks were added,
+  // removed or renamed. Memory of replaced sub-messages is kept until the Program is destroyed.
+  proto::ProgramDesc* mutable_desc() { return desc_; }
   void Reindex();
 
  private:
   friend class Block;
   using VarIndex = std::unordered_map<std::string_view, int>;
 
-  proto::ProgramDesc desc_;
+  std::unique_ptr<google::protobuf::Arena> arena_;
+  proto::ProgramDesc* desc_ = nullptr;  // owned by arena_
   std::vector<VarIndex> var_index_;  // per block position: var name -> position in vars
 };
 

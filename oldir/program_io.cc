@@ -235,33 +235,32 @@ Status WireError(std::string_view bytes, const std::string& file, const char* fa
   return Status(StatusCode::kParseError, std::move(loc), problem->message);
 }
 
-StatusOr<proto::ProgramDesc> ParseBinary(std::string_view bytes, const std::string& file) {
-  proto::ProgramDesc desc;
+// Both parsers fill `desc`, which lives on the target Program's arena.
+Status ParseBinary(std::string_view bytes, const std::string& file, proto::ProgramDesc* desc) {
   // The size check comes first: protobuf takes an int, and a cast of a larger size would wrap.
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
-      !desc.ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      !desc->ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return WireError(bytes, file, "not a valid binary ProgramDesc");
   }
   // protobuf keeps a declared field sent with the wrong wire type, and an out-of-range enum value,
   // as unknown fields; both mean the file is corrupt, not from a newer schema.
-  if (!FindUnknownFields(desc).empty() &&
+  if (!FindUnknownFields(*desc).empty() &&
       FindWireProblem(bytes, proto::ProgramDesc::descriptor())) {
     return WireError(bytes, file, "");
   }
-  return desc;
+  return Status::Ok();
 }
 
-StatusOr<proto::ProgramDesc> ParseText(std::string_view bytes, const std::string& file) {
-  proto::ProgramDesc desc;
+Status ParseText(std::string_view bytes, const std::string& file, proto::ProgramDesc* desc) {
   google::protobuf::TextFormat::Parser parser;
   TextErrors errors(file);
   parser.RecordErrorsTo(&errors);
   parser.AllowPartialMessage(true);  // missing required fields get our own diagnostic below
-  if (!parser.ParseFromString(std::string(bytes), &desc)) {
+  if (!parser.ParseFromString(std::string(bytes), desc)) {
     if (errors.first_) return *errors.first_;
     return Status(StatusCode::kParseError, Location::File(file), "not a valid text ProgramDesc");
   }
-  return desc;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -322,11 +321,13 @@ std::optional<ProgramFormat> ProgramFormatFromPath(std::string_view path) {
 StatusOr<Program> ParseProgram(std::string_view bytes, const std::string& file,
                                std::optional<ProgramFormat> format) {
   const ProgramFormat actual = format.value_or(DetectProgramFormat(bytes));
-  StatusOr<proto::ProgramDesc> desc =
-      actual == ProgramFormat::kText ? ParseText(bytes, file) : ParseBinary(bytes, file);
-  if (!desc.ok()) return desc.status();
+  Program program;
+  proto::ProgramDesc* desc = program.mutable_desc();
+  IRM_RETURN_IF_ERROR(actual == ProgramFormat::kText ? ParseText(bytes, file, desc)
+                                                     : ParseBinary(bytes, file, desc));
   if (!desc->IsInitialized()) return MissingRequired(*desc, file);
-  return Program(std::move(desc).value());
+  program.Reindex();
+  return program;
 }
 
 StatusOr<Program> LoadProgram(const std::string& path, std::optional<ProgramFormat> format) {
