@@ -14,6 +14,7 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 
 #include "examples/mlp_program.h"
@@ -119,17 +120,23 @@ void BM_Dump(benchmark::State& state) {
 }
 BENCHMARK(BM_Dump)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Keeps each benchmark's mean real time per iteration (ns) for the comparison at the end.
+// Keeps each benchmark's real time per iteration (seconds) for the comparison at the end: the mean
+// over repetitions when run with --benchmark_repetitions, else the single run.
 class CollectingReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
-      seconds_[run.run_name.function_name] =
-          run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      if (run.error_occurred) continue;
+      const bool mean = run.run_type == Run::RT_Aggregate && run.aggregate_name == "mean";
+      const std::string& name = run.run_name.function_name;
+      if (run.run_type == Run::RT_Iteration && has_mean_.count(name)) continue;
+      if (run.run_type != Run::RT_Iteration && !mean) continue;
+      if (mean) has_mean_.insert(name);
+      seconds_[name] = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
     }
   }
+  std::set<std::string> has_mean_;
   std::map<std::string, double> seconds_;
 };
 
