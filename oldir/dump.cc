@@ -66,11 +66,16 @@ void AppendQuoted(std::string_view text, std::string* out) {
 // fmt's "{}" is the shortest decimal that reads back to the same value; NaN is printed without
 // its sign bit, which carries no meaning here and would make "-nan" appear at random.
 template <typename Float>
-void AppendFloat(Float value, std::string* out) {
+void AppendFloat(Float value, std::string* out, bool integral_point = true) {
   if (std::isnan(value)) {
     out->append("nan");
-  } else {
-    fmt::format_to(std::back_inserter(*out), "{}", value);
+    return;
+  }
+  const size_t start = out->size();
+  fmt::format_to(std::back_inserter(*out), "{}", value);
+  // Python's float repr keeps a point on integral values (1.0, not 1); its complex repr does not.
+  if (integral_point && out->find_first_not_of("-0123456789", start) == std::string::npos) {
+    out->append(".0");
   }
 }
 
@@ -111,9 +116,9 @@ void AppendScalar(const proto::Scalar& scalar, std::string* out) {
     case proto::Scalar::COMPLEX128: {
       // Python's complex repr without its parentheses: 1+2j, 1-2j.
       double imag = scalar.c().i();
-      AppendFloat(scalar.c().r(), out);
+      AppendFloat(scalar.c().r(), out, /*integral_point=*/false);
       out->push_back(std::signbit(imag) && !std::isnan(imag) ? '-' : '+');
-      AppendFloat(std::fabs(imag), out);
+      AppendFloat(std::fabs(imag), out, /*integral_point=*/false);
       out->push_back('j');
       break;
     }

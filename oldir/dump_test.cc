@@ -201,7 +201,7 @@ TEST(DumpProgramTest, MlpForwardBackwardSgd) {
       "    {Out=['tmp_2']} = relu(inputs={X=['tmp_1']}, op_role=0)\n"
       "    {Out=['mean_0.tmp_0']} = mean(inputs={X=['tmp_2']}, op_role=256)\n"
       "    {Out=['mean_0.tmp_0@GRAD']} = fill_constant(inputs={}, dtype=5, shape=[], "
-      "value=1, op_role=257)\n"
+      "value=1.0, op_role=257)\n"
       "    {X@GRAD=['tmp_2@GRAD']} = mean_grad(inputs={X=['tmp_2'], "
       "Out@GRAD=['mean_0.tmp_0@GRAD']}, op_role=1)\n"
       "    {X@GRAD=['tmp_1@GRAD']} = relu_grad(inputs={Out=['tmp_2'], Out@GRAD=['tmp_2@GRAD']}, "
@@ -292,7 +292,7 @@ TEST(DumpOpTest, EveryAttrType) {
   EXPECT_EQ(DumpOp(Op(&op)),
             "{} = every_attr(inputs={}, t00_int=-7, t01_float=0.1, "
             "t02_string='a\\'b\\\\c\\n\\t\\x01z', t03_ints=[1, -2], "
-            "t04_floats=[0.5, 1e-05, 3], t05_strings=['a', '', 'b c'], t06_boolean=True, "
+            "t04_floats=[0.5, 1e-05, 3.0], t05_strings=['a', '', 'b c'], t06_boolean=True, "
             "t07_booleans=[True, False], t08_block=block[1], t09_long=-9000000000, "
             "t10_blocks=[block[1], block[2]], t11_longs=[9000000000, 0], "
             "t12_float64s=[0.1, -2.5e-300], t13_var='x', t14_vars=['x', 'y@GRAD'], "
@@ -322,7 +322,7 @@ TEST(DumpOpTest, SpecialFloatsAndScalars) {
   SetAttr(&op, "k", 3.0);
   EXPECT_EQ(DumpOp(Op(&op)),
             "{} = specials(inputs={}, a=inf, b=-inf, c=nan, d=nan, e=[], f=Scalar(1+2j), "
-            "g=Scalar(0.5-0.25j), h=Scalar(False), i=Scalar(-4), j=Scalar(-inf), k=3)");
+            "g=Scalar(0.5-0.25j), h=Scalar(False), i=Scalar(-4), j=Scalar(-inf), k=3.0)");
 }
 
 TEST(DumpOpTest, SlotsAndAttrsInTheirOrder) {
@@ -497,7 +497,7 @@ TEST(DumpProgramTest, ConditionalBlockNested) {
             "X=['y']}, sub_block=block[2])\n"
             "                { // block_idx:2  parent_idx:1  forward_idx:-1\n"
             "\n"
-            "                    {Out=['y']} = scale(inputs={X=['y']}, scale=2)\n"
+            "                    {Out=['y']} = scale(inputs={X=['y']}, scale=2.0)\n"
             "                }\n"
             "            {Out=['out']} = assign(inputs={X=['y']})\n"
             "        }\n"
@@ -523,7 +523,7 @@ TEST(DumpProgramTest, ConditionalBlockFlat) {
             "    {Out=['out']} = assign(inputs={X=['y']})\n"
             "}\n"
             "{ // block_idx:2  parent_idx:1  forward_idx:-1\n"
-            "    {Out=['y']} = scale(inputs={X=['y']}, scale=2)\n"
+            "    {Out=['y']} = scale(inputs={X=['y']}, scale=2.0)\n"
             "}\n");
 }
 
