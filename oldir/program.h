@@ -135,7 +135,7 @@ class Block {
 // destroyed or assigned to.
 class Program {
  public:
-  Program();  // an empty ProgramDesc
+  Program();                                         // an empty ProgramDesc
   explicit Program(const proto::ProgramDesc& desc);  // copies desc onto the arena
   Program(const Program& other);
   Program& operator=(const Program& other);
@@ -163,7 +163,7 @@ class Program {
 
   std::unique_ptr<google::protobuf::Arena> arena_;
   proto::ProgramDesc* desc_ = nullptr;  // owned by arena_
-  std::vector<VarIndex> var_index_;  // per block position: var name -> position in vars
+  std::vector<VarIndex> var_index_;     // per block position: var name -> position in vars
 };
 
 // Location of an op or var for diagnostics.
