@@ -47,6 +47,20 @@ std::optional<DType> DTypeFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<uint64_t> CheckedByteSize(const std::vector<int64_t>& shape, size_t item_size) {
+  int64_t nonzero = static_cast<int64_t>(item_size);
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0) return std::nullopt;
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(nonzero, d, &nonzero)) return std::nullopt;
+  }
+  return empty ? 0 : static_cast<uint64_t>(nonzero);
+}
+
 int64_t HostTensor::numel() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

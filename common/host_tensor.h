@@ -31,6 +31,12 @@ size_t DTypeSize(DType dtype);
 const char* DTypeName(DType dtype);
 std::optional<DType> DTypeFromName(std::string_view name);
 
+// numel * item_size in bytes, or nullopt when a dim is negative or the byte size of the non-zero
+// dims overflows int64. Like NumPy, it refuses such shapes even when another dim is 0, so that
+// callers can do size arithmetic in int64 freely. Readers check every shape with it before
+// allocating.
+std::optional<uint64_t> CheckedByteSize(const std::vector<int64_t>& shape, size_t item_size);
+
 struct HostTensor {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;  // empty = a 0-D scalar

@@ -106,23 +106,6 @@ std::string ShapeRepr(const std::vector<int64_t>& shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
 
-// numel * item_size in bytes, or nullopt when a dim is negative or the element count or the byte
-// size of the non-zero dims overflows int64 (NumPy likewise refuses such shapes even when another
-// dim is 0, and the callers can then do size arithmetic in int64 freely).
-std::optional<uint64_t> ByteSize(const std::vector<int64_t>& shape, size_t item_size) {
-  int64_t nonzero = static_cast<int64_t>(item_size);
-  bool empty = false;
-  for (int64_t d : shape) {
-    if (d < 0) return std::nullopt;
-    if (d == 0) {
-      empty = true;
-      continue;
-    }
-    if (__builtin_mul_overflow(nonzero, d, &nonzero)) return std::nullopt;
-  }
-  return empty ? 0 : static_cast<uint64_t>(nonzero);
-}
-
 // ---- the header dict ------------------------------------------------------------------------
 
 struct NpyHeader {
@@ -402,7 +385,7 @@ StatusOr<HostTensor> ParseNpy(std::string_view bytes, const std::string& file) {
   }
   size_t item = DTypeSize(descr->dtype);
   size_t data_start = header_start + header_len;
-  std::optional<uint64_t> nbytes = ByteSize(header.shape, item);
+  std::optional<uint64_t> nbytes = CheckedByteSize(header.shape, item);
   if (!nbytes) {
     return ErrorAt(file, data_start,
                    fmt::format("the shape {} of {} is too large: its size overflows 64 bits",
@@ -444,7 +427,7 @@ StatusOr<std::string> SerializeNpy(const HostTensor& tensor) {
         StatusCode::kInvalidArgument, Location{},
         fmt::format("cannot write .npy: unknown dtype code {}", static_cast<int>(tensor.dtype)));
   }
-  std::optional<uint64_t> nbytes = ByteSize(tensor.shape, DTypeSize(tensor.dtype));
+  std::optional<uint64_t> nbytes = CheckedByteSize(tensor.shape, DTypeSize(tensor.dtype));
   if (!nbytes) {
     return Status(StatusCode::kInvalidArgument, Location{},
                   fmt::format("cannot write .npy: the shape {} is negative or too large",

@@ -24,22 +24,6 @@ static_assert(std::endian::native == std::endian::little,
 
 bool IsKnownDType(DType dtype) { return dtype <= DType::kComplex128; }
 
-// numel * item_size, or nullopt when a dim is negative or the size of the non-zero dims overflows
-// int64 (so that later size arithmetic in int64 is safe even for tensors with a 0 dim).
-std::optional<uint64_t> ByteSize(const std::vector<int64_t>& dims, size_t item_size) {
-  int64_t nonzero = static_cast<int64_t>(item_size);
-  bool empty = false;
-  for (int64_t d : dims) {
-    if (d < 0) return std::nullopt;
-    if (d == 0) {
-      empty = true;
-      continue;
-    }
-    if (__builtin_mul_overflow(nonzero, d, &nonzero)) return std::nullopt;
-  }
-  return empty ? 0 : static_cast<uint64_t>(nonzero);
-}
-
 std::string DimsText(const std::vector<int64_t>& dims) {
   return fmt::format("[{}]", fmt::join(dims, ", "));
 }
@@ -179,7 +163,7 @@ class ParamsReader {
         return Error(at, fmt::format("dims {}: dimension {} is negative", DimsText(dims), i));
       }
     }
-    std::optional<uint64_t> nbytes = ByteSize(dims, DTypeSize(*dtype));
+    std::optional<uint64_t> nbytes = CheckedByteSize(dims, DTypeSize(*dtype));
     if (!nbytes) {
       return Error(at, fmt::format("dims {} of {} are too large: the size overflows 64 bits",
                                    DimsText(dims), DTypeName(*dtype)));
@@ -290,7 +274,7 @@ StatusOr<std::string> SerializeParams(const std::vector<ParamTensor>& params) {
     if (!IsKnownDType(tensor.dtype)) {
       return error(fmt::format("unknown dtype code {}", static_cast<int>(tensor.dtype)));
     }
-    std::optional<uint64_t> nbytes = ByteSize(tensor.shape, DTypeSize(tensor.dtype));
+    std::optional<uint64_t> nbytes = CheckedByteSize(tensor.shape, DTypeSize(tensor.dtype));
     if (!nbytes) {
       return error(fmt::format("the dims {} are negative or too large", DimsText(tensor.shape)));
     }
