@@ -12,6 +12,8 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <map>
 #include <set>
@@ -124,6 +126,9 @@ BENCHMARK(BM_Dump)->Unit(benchmark::kMillisecond)->UseRealTime();
 // over repetitions when run with --benchmark_repetitions, else the single run.
 class CollectingReporter : public benchmark::ConsoleReporter {
  public:
+  // Colours only on a terminal, so that logs and docs get plain text.
+  CollectingReporter() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
+
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
