@@ -35,15 +35,14 @@ struct OptimizerOptions {
   float beta1 = 0.9f;  // adam, adamw
   float beta2 = 0.999f;
   float epsilon = 1e-8f;
-  float weight_decay = 0.01f;  // adamw: coeff
-  float lr_ratio = 1.0f;       // adamw
+  float weight_decay = 0.01f;             // adamw: coeff
+  float lr_ratio = 1.0f;                  // adamw
   std::optional<float> clip_global_norm;  // ClipGradByGlobalNorm(clip_norm)
 };
 
 // Appends the updates of `params_grads` (from AppendBackward) to `main`'s root block and the
 // accumulators' and learning rate's initialisers to `startup`.
 Status AppendOptimizer(ProgramBuilder& main, ProgramBuilder& startup,
-                       const std::vector<ParamGrad>& params_grads,
-                       const OptimizerOptions& options);
+                       const std::vector<ParamGrad>& params_grads, const OptimizerOptions& options);
 
 }  // namespace irm::oldir
