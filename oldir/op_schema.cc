@@ -68,8 +68,8 @@ void AddMath(std::vector<OpSchema>* t) {
             A("Scale_y", pf::FLOAT), A("Scale_out", pf::FLOAT), A("x_data_format", pf::STRING),
             A("y_data_format", pf::STRING)},
            MkldnnAttrs()});
-  for (std::string_view type :
-       {"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div"}) {
+  for (std::string_view type : {"elementwise_add", "elementwise_sub", "elementwise_mul",
+                                "elementwise_div", "elementwise_max"}) {
     t->push_back({type, {In("X"), In("Y")}, {In("Out")}, elementwise});
   }
   // ElementwiseGradOpMaker re-feeds X and Y; the div grad maker also re-feeds Out.
@@ -99,6 +99,9 @@ void AddMath(std::vector<OpSchema>* t) {
 
   // sum (add_n): X duplicable. Its grad is made of scale/assign ops.
   t->push_back({"sum", {Dup("X")}, {In("Out")}, MkldnnAttrs()});
+
+  // squared_l2_norm (global-norm gradient clipping): no attributes; Out has shape [1].
+  t->push_back({"squared_l2_norm", {In("X")}, {In("Out")}, {}});
 
   // mean (mean_all): no attributes.
   t->push_back({"mean", {In("X")}, {In("Out")}, {}});
@@ -130,6 +133,8 @@ void AddActivations(std::vector<OpSchema>* t) {
   t->push_back({"tanh_grad", {In("Out"), In("Out@GRAD")}, {Opt("X@GRAD")}, tanh});
   t->push_back({"gelu", {In("X")}, {In("Out")}, gelu});
   t->push_back({"gelu_grad", {In("X"), In("Out@GRAD")}, {Opt("X@GRAD")}, gelu});
+  // sqrt (global-norm gradient clipping): ActivationOpMaker extras only (use_mkldnn, use_cudnn).
+  t->push_back({"sqrt", {In("X")}, {In("Out")}, tanh});
 
   const Attrs softmax = Cat({{A("axis", pf::INT), A("data_format", pf::STRING),
                               A("use_cudnn", pf::BOOLEAN), A("is_test", pf::BOOLEAN)},
@@ -240,6 +245,20 @@ void AddCreation(std::vector<OpSchema>* t) {
                 {A("dtype", pf::INT), A("shape", pf::LONGS), A("value", pf::FLOAT),
                  A("str_value", pf::STRING), A("force_cpu", pf::BOOLEAN), A("place_type", pf::INT),
                  A("use_mkldnn", pf::BOOLEAN)}});
+
+  // uniform_random / gaussian_random (UniformRandomOpMaker, GaussianRandomOpMaker): shape is
+  // std::vector<int64_t> (LONGS); ShapeTensor(List) override it.
+  t->push_back({"uniform_random",
+                {Opt("ShapeTensor"), OptDup("ShapeTensorList")},
+                {In("Out")},
+                {A("shape", pf::LONGS), A("min", pf::FLOAT), A("max", pf::FLOAT),
+                 A("seed", pf::INT), A("diag_num", pf::INT), A("diag_step", pf::INT),
+                 A("diag_val", pf::FLOAT), A("dtype", pf::INT)}});
+  t->push_back({"gaussian_random",
+                {Opt("ShapeTensor"), OptDup("ShapeTensorList")},
+                {In("Out")},
+                {A("shape", pf::LONGS), A("mean", pf::FLOAT), A("std", pf::FLOAT),
+                 A("seed", pf::INT), A("dtype", pf::INT), A("use_mkldnn", pf::BOOLEAN)}});
 
   // assign: X is dispensable in AssignOpProtoMaker. Its grad is another assign.
   t->push_back({"assign", {Opt("X")}, {In("Out")}, {}});
