@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "oldir/models/gpt.h"
+#include "oldir/models/mlp.h"
+#include "oldir/optimizer.h"
 #include "oldir/program_io.h"
 
 namespace irm::tools {
@@ -41,6 +44,18 @@ struct ConvertCommand {
   bool drop_unknown_fields = false;
 };
 int RunConvert(const ConvertCommand& command, std::ostream& out, std::ostream& err);
+
+struct BuildCommand {
+  enum class Model { kMlp, kGpt };
+  Model model = Model::kMlp;
+  oldir::models::MlpConfig mlp;
+  oldir::models::GptConfig gpt;
+  oldir::OptimizerOptions optimizer;
+  std::string output;        // the bundle directory
+  bool text_copies = false;  // also write .prototxt beside each program
+  int steps = 1;
+};
+int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err);
 
 // Prints a failed status as a diagnostic and returns its exit code.
 int Fail(const Status& status, std::ostream& err);

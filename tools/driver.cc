@@ -2,6 +2,7 @@
 // compile) in this one file; the commands themselves live in command_*.cc.
 #include "tools/driver.h"
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "tools/commands.h"
@@ -22,6 +23,47 @@ CLI::Option* AddFormatOption(CLI::App* app, const std::string& name,
           help)
       ->check(CLI::IsMember({"binary", "text"}))
       ->type_name("binary|text");
+}
+
+// Adds an option whose value is one of `names` and is turned into T by `parse`.
+template <typename T, typename Parse>
+void AddNamedOption(CLI::App* app, const std::string& name, T* target,
+                    std::vector<std::string> names, Parse parse, const std::string& help) {
+  app->add_option_function<std::string>(
+         name, [target, parse](const std::string& value) { *target = *parse(value); }, help)
+      ->check(CLI::IsMember(names))
+      ->type_name(fmt::format("{}", fmt::join(names, "|")));
+}
+
+void AddOptimizerOptions(CLI::App* app, oldir::OptimizerOptions* o) {
+  AddNamedOption(app, "--optimizer", &o->kind, {"sgd", "momentum", "adam", "adamw"},
+                 oldir::OptimizerKindFromName, "Optimizer (default sgd)");
+  app->add_option("--lr", o->learning_rate, "Learning rate")->capture_default_str();
+  app->add_option_function<float>(
+      "--clip-norm", [o](float norm) { o->clip_global_norm = norm; },
+      "Clip gradients by their global norm (ClipGradByGlobalNorm)");
+}
+
+void AddMlpOptions(CLI::App* app, oldir::models::MlpConfig* c) {
+  app->add_option("--depth", c->depth, "Linear layers")->capture_default_str();
+  app->add_option("--in-features", c->in_features, "Input features")->capture_default_str();
+  app->add_option("--width", c->width, "Hidden width")->capture_default_str();
+  app->add_option("--classes", c->classes, "Outputs")->capture_default_str();
+  AddNamedOption(app, "--activation", &c->activation, {"relu", "gelu", "tanh", "sigmoid"},
+                 oldir::models::MlpActivationFromName, "Activation (default relu)");
+  AddNamedOption(app, "--loss", &c->loss, {"softmax_cross_entropy", "mse"},
+                 oldir::models::MlpLossFromName, "Loss (default softmax_cross_entropy)");
+  app->add_option("--seed", c->seed, "Program random seed")->capture_default_str();
+}
+
+void AddGptOptions(CLI::App* app, oldir::models::GptConfig* c) {
+  app->add_option("--layers", c->layers, "Decoder blocks")->capture_default_str();
+  app->add_option("--hidden", c->hidden, "Hidden size")->capture_default_str();
+  app->add_option("--heads", c->heads, "Attention heads (divide hidden)")->capture_default_str();
+  app->add_option("--vocab", c->vocab, "Vocabulary size")->capture_default_str();
+  app->add_option("--seq", c->seq, "Sequence length")->capture_default_str();
+  app->add_option("--dropout", c->dropout, "Attention dropout probability")->capture_default_str();
+  app->add_option("--seed", c->seed, "Program random seed")->capture_default_str();
 }
 
 }  // namespace
@@ -56,7 +98,8 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
       "validate",
       "Check a program: block tree, dataflow, var declarations, attribute encodings "
       "and the schema of known ops. Reports every finding.");
-  validate_app->add_option("file", validate.input, "Program file ('-' = stdin)")->required();
+  validate_app->add_option("path", validate.input, "Program file ('-' = stdin) or bundle directory")
+      ->required();
   AddFormatOption(validate_app, "--from", &validate.format, "Force the program format");
   validate_app->add_option(
       "--feed", validate.feeds,
@@ -78,6 +121,25 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   convert_app->add_flag("--drop-unknown", convert.drop_unknown_fields,
                         "Allow text output to drop fields the schema does not know");
 
+  BuildCommand build;
+  CLI::App* build_app = app.add_subcommand(
+      "build",
+      "Build a model-zoo training program (startup + main, forward, backward, optimizer) "
+      "as a single-rank bundle directory");
+  build_app->require_subcommand(1);
+  build_app->add_option("-o,--output", build.output, "The bundle directory to write")->required();
+  build_app->add_flag("--text", build.text_copies, "Also write .prototxt copies of the programs");
+  build_app->add_option("--steps", build.steps, "Training steps the bundle asks for")
+      ->capture_default_str();
+  AddOptimizerOptions(build_app, &build.optimizer);
+  CLI::App* mlp_app = build_app->add_subcommand("mlp", "Linear layers with an activation");
+  AddMlpOptions(mlp_app, &build.mlp);
+  CLI::App* gpt_app = build_app->add_subcommand("gpt", "A small GPT-style decoder");
+  AddGptOptions(gpt_app, &build.gpt);
+  // Options of `build` may also follow the model name: `build gpt --layers 2 -o OUT`.
+  mlp_app->fallthrough();
+  gpt_app->fallthrough();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -90,6 +152,10 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   if (dump_app->parsed()) return RunDump(dump, out, err);
   if (validate_app->parsed()) return RunValidate(validate, out, err);
   if (convert_app->parsed()) return RunConvert(convert, out, err);
+  if (build_app->parsed()) {
+    build.model = gpt_app->parsed() ? BuildCommand::Model::kGpt : BuildCommand::Model::kMlp;
+    return RunBuild(build, out, err);
+  }
   return kExitBadInput;
 }
 

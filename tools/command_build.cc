@@ -1,0 +1,68 @@
+// `ir-migrate build mlp|gpt`: a model-zoo training program (startup + main, as Paddle's static
+// graph writes them: forward, append_backward, optimizer, feed and fetch ops) written as a
+// single-rank bundle (docs/bundle.md) whose rank runs its main program once per step.
+#include <fmt/format.h>
+
+#include "oldir/bundle.h"
+#include "oldir/models/training.h"
+#include "oldir/params_io.h"
+#include "tools/commands.h"
+#include "tools/exit_code.h"
+
+namespace irm::tools {
+namespace {
+
+StatusOr<oldir::Bundle> Build(const BuildCommand& command, oldir::models::ModelPrograms* model) {
+  if (command.model == BuildCommand::Model::kMlp) {
+    IRM_RETURN_IF_ERROR(oldir::models::BuildMlp(command.mlp, model));
+  } else {
+    IRM_RETURN_IF_ERROR(oldir::models::BuildGpt(command.gpt, model));
+  }
+  IRM_RETURN_IF_ERROR(oldir::models::AddTraining(model, command.optimizer));
+
+  oldir::Bundle bundle;
+  bundle.world_size = 1;
+  bundle.steps = command.steps;
+  bundle.seed = model->seed;
+  bundle.strategy = {{"kind", "single"},
+                     {"model", command.model == BuildCommand::Model::kMlp ? "mlp" : "gpt"},
+                     {"optimizer", oldir::OptimizerKindName(command.optimizer.kind)}};
+  for (const oldir::models::FeedSpec& feed : model->feeds) {
+    std::optional<DType> dtype = oldir::DTypeFromVarType(feed.dtype);
+    if (!dtype) {
+      return Status(StatusCode::kInternal, Location{}.AtVar(feed.name),
+                    "feed has a dtype without a tensor-file name");
+    }
+    bundle.feeds.push_back({feed.name, feed.shape, DTypeName(*dtype), oldir::FeedSplit::kBatch});
+  }
+  bundle.fetches = model->fetches;
+
+  oldir::RankProgramsOptions options;
+  options.text_copies = command.text_copies;
+  std::map<std::string, oldir::Program> programs;
+  programs.emplace("main", model->main.Build());
+  IRM_ASSIGN_OR_RETURN(
+      oldir::BundleRank rank,
+      oldir::WriteLegacyRankPrograms(command.output, 0, model->startup.Build(), programs, options));
+  bundle.ranks.push_back(std::move(rank));
+  IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, command.output));
+  return bundle;
+}
+
+}  // namespace
+
+int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) {
+  if (command.steps < 1) {
+    return Fail(Status(StatusCode::kInvalidArgument, Location{}, "--steps must be at least 1"),
+                err);
+  }
+  oldir::models::ModelPrograms model;
+  StatusOr<oldir::Bundle> bundle = Build(command, &model);
+  if (!bundle.ok()) return Fail(bundle.status(), err);
+  out << fmt::format("{}: wrote a single-rank bundle: startup {} ops, main {} ops, loss '{}'\n",
+                     command.output, model.startup.Build().num_ops(), model.main.Build().num_ops(),
+                     model.loss);
+  return kExitOk;
+}
+
+}  // namespace irm::tools
