@@ -592,16 +592,19 @@ class Backward {
       auto it = grad_of_.find(var.name());
       if (it != grad_of_.end()) result.push_back({var.name(), it->second});
     }
+    // The last writer of every var, in one pass: linear in the program, not params x ops.
+    std::unordered_map<std::string, int> last_writer;
+    for (int i = 0; i < desc().ops_size(); ++i) {
+      for (const std::string& out : SlotArgNames(desc().ops(i).outputs())) last_writer[out] = i;
+    }
     for (const ParamGrad& pg : result) {
-      for (int i = desc().ops_size() - 1; i >= 0; --i) {
-        proto::OpDesc* op = block_.desc()->mutable_ops(i);
-        if (!Contains(SlotArgNames(op->outputs()), pg.grad)) continue;
-        Names role_var = {pg.param, pg.grad};
-        const Names existing = Op(op).AttrOr<Names>(kOpRoleVarAttr, {});
-        role_var.insert(role_var.end(), existing.begin(), existing.end());
-        OpEditor(op).SetAttr(kOpRoleVarAttr, role_var);
-        break;
-      }
+      auto writer = last_writer.find(pg.grad);
+      if (writer == last_writer.end()) continue;
+      proto::OpDesc* op = block_.desc()->mutable_ops(writer->second);
+      Names role_var = {pg.param, pg.grad};
+      const Names existing = Op(op).AttrOr<Names>(kOpRoleVarAttr, {});
+      role_var.insert(role_var.end(), existing.begin(), existing.end());
+      OpEditor(op).SetAttr(kOpRoleVarAttr, role_var);
     }
     return result;
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -104,16 +105,19 @@ std::string NextNamescope(ProgramBuilder& builder, const std::string& prefix) {
   return count == "0" ? prefix : prefix + "_" + count;
 }
 
-std::optional<std::string> DeviceOfFirstReader(const proto::BlockDesc& block,
-                                               const std::string& var) {
+// For every var the block reads, the op_device of the first op reading it: one pass over the
+// block, so that resolving thousands of parameters stays linear.
+std::unordered_map<std::string, std::string> DevicesOfFirstReaders(const proto::BlockDesc& block) {
+  std::unordered_map<std::string, std::string> devices;
   for (const proto::OpDesc& op : block.ops()) {
     for (const proto::OpDesc::Var& slot : op.inputs()) {
       for (const std::string& arg : slot.arguments()) {
-        if (arg == var) return Op(&op).AttrOr<std::string>(kOpDeviceAttr, "");
+        if (!devices.count(arg))
+          devices.emplace(arg, Op(&op).AttrOr<std::string>(kOpDeviceAttr, ""));
       }
     }
   }
-  return std::nullopt;
+  return devices;
 }
 
 Status CheckOptions(const OptimizerOptions& options) {
@@ -150,6 +154,7 @@ StatusOr<std::vector<Target>> Resolve(ProgramBuilder& main, ProgramBuilder& star
                                       const std::vector<ParamGrad>& params_grads,
                                       const OptimizerOptions& options) {
   BlockBuilder& root = main.root();
+  const std::unordered_map<std::string, std::string> devices = DevicesOfFirstReaders(*root.desc());
   std::vector<Target> targets;
   std::set<std::string> seen;
   for (const ParamGrad& pg : params_grads) {
@@ -184,7 +189,10 @@ StatusOr<std::vector<Target>> Resolve(ProgramBuilder& main, ProgramBuilder& star
     target.param_dims = param_var.dims();
     target.grad_dtype = grad_var.dtype().value_or(target.param_dtype);
     target.stop_gradient = param_var.stop_gradient();
-    if (!target.stop_gradient) target.device = DeviceOfFirstReader(*root.desc(), pg.param);
+    if (!target.stop_gradient) {
+      auto reader = devices.find(pg.param);
+      if (reader != devices.end()) target.device = reader->second;
+    }
     target.master =
         options.multi_precision && IsLowPrecision(target.param_dtype) && !target.stop_gradient;
     if (target.master && startup.root().FindLocalVar(pg.param) == nullptr) {
