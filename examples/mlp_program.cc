@@ -193,9 +193,11 @@ oldir::Program MakeMlpTrainingProgram(const MlpOptions& options) {
         .SetOutput("Y@GRAD", {Grad(l.weight)})
         .SetAttr("trans_x", false)
         .SetAttr("trans_y", false);
-    if (i > 0) {  // x is data (stop_gradient): no gradient flows into it
+    if (i > 0) {
       w.Var(Grad(l.input), proto::VarType::FP32, {-1, in});
       mm.SetOutput("X@GRAD", {Grad(l.input)});
+    } else {  // x is data (stop_gradient): Paddle keeps the slot, empty
+      mm.SetOutput("X@GRAD", {});
     }
   }
 
