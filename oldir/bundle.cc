@@ -276,6 +276,8 @@ const std::vector<std::string_view> kBundleFields = {
     "feeds",  "fetches", "steps", "seed",       "micro_batches"};
 
 // bundle.json, without the ranks.
+}  // namespace
+
 StatusOr<Bundle> ParseBundleJson(std::string_view text, const std::string& file) {
   IRM_ASSIGN_OR_RETURN(json doc, ParseJson(text, file));
   const JsonReader r(file);
@@ -363,6 +365,8 @@ StatusOr<std::vector<PlanJob>> ParsePlanJson(std::string_view text, const std::s
 }
 
 // --- listing folders ----------------------------------------------------------------------------
+
+namespace {
 
 Status FolderError(const std::string& path, const std::error_code& ec) {
   return Status(StatusCode::kIoError, Location::File(path),

@@ -93,6 +93,11 @@ bool IsValidJobType(std::string_view name);
 // other rule is ValidateBundle's. Program files are listed, not read.
 StatusOr<Bundle> ReadBundle(const std::string& dir);
 
+// The parsers of bundle.json and plan.json text, as ReadBundle uses them (exposed for tests and
+// fuzzing). `file` names the input in diagnostics.
+StatusOr<Bundle> ParseBundleJson(std::string_view text, const std::string& file);
+StatusOr<std::vector<PlanJob>> ParsePlanJson(std::string_view text, const std::string& file);
+
 // Creates `dir` and the rank folders of bundle.ranks, writes bundle.json and each rank's plan.json
 // (removing a stale one from a rank without a plan), every file atomically. Program files are
 // written separately (WriteLegacyRankPrograms).
