@@ -1,0 +1,332 @@
+// Storage, construction, comparison and printing of new-IR attributes.
+#include "newir/attributes.h"
+
+#include <bit>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "newir/hash.h"
+
+namespace irm::newir {
+namespace detail {
+
+using AttrValue = std::variant<std::monostate, bool, int32_t, int64_t, float, double, std::string,
+                               std::vector<Attribute>, Type, IntArray, DataType, Place, DataLayout,
+                               ScalarValue, ProcessMesh, TensorDistAttr, OperationDistAttr>;
+
+struct AttrStorage {
+  AttrValue value;
+  size_t hash = 0;
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::AttrStorage;
+using detail::AttrValue;
+
+template <AttrKind kKind, typename T>
+constexpr bool kAt =
+    std::is_same_v<std::variant_alternative_t<static_cast<size_t>(kKind), AttrValue>, T>;
+static_assert(kAt<AttrKind::kBool, bool> && kAt<AttrKind::kInt32, int32_t> &&
+              kAt<AttrKind::kInt64, int64_t> && kAt<AttrKind::kFloat, float> &&
+              kAt<AttrKind::kDouble, double> && kAt<AttrKind::kString, std::string> &&
+              kAt<AttrKind::kArray, std::vector<Attribute>> && kAt<AttrKind::kType, Type> &&
+              kAt<AttrKind::kIntArray, IntArray> && kAt<AttrKind::kDataType, DataType> &&
+              kAt<AttrKind::kPlace, Place> && kAt<AttrKind::kDataLayout, DataLayout> &&
+              kAt<AttrKind::kScalar, ScalarValue> && kAt<AttrKind::kProcessMesh, ProcessMesh> &&
+              kAt<AttrKind::kTensorDist, TensorDistAttr> &&
+              kAt<AttrKind::kOperationDist, OperationDistAttr>);
+static_assert(std::variant_size_v<AttrValue> == static_cast<size_t>(AttrKind::kOperationDist) + 1);
+
+constexpr const char* kDataTypeNames[] = {
+    "Undefined", "bool",    "uint8",    "int8",          "uint16",     "int16",     "uint32",
+    "int32",     "uint64",  "int64",    "float32",       "float64",    "complex64", "complex128",
+    "pstring",   "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"};
+static_assert(std::size(kDataTypeNames) == static_cast<size_t>(DataType::kFloat8E5M2) + 1);
+
+size_t HashValue(const AttrValue& value) {
+  size_t h = HashCombine(0, value.index());
+  return std::visit(
+      [h](const auto& v) -> size_t {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return h;
+        } else if constexpr (std::is_same_v<T, float>) {
+          return HashCombine(h, std::bit_cast<uint32_t>(v));
+        } else if constexpr (std::is_same_v<T, double>) {
+          return HashCombine(h, std::bit_cast<uint64_t>(v));
+        } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
+                             std::is_same_v<T, int64_t> || std::is_same_v<T, std::string>) {
+          return HashCombine(h, HashOf(v));
+        } else if constexpr (std::is_same_v<T, std::vector<Attribute>>) {
+          return HashRange(h, v);
+        } else if constexpr (std::is_same_v<T, Type>) {
+          return HashCombine(h, v.Hash());
+        } else if constexpr (std::is_same_v<T, IntArray>) {
+          return HashRange(h, v.values);
+        } else if constexpr (std::is_same_v<T, DataType> || std::is_same_v<T, DataLayout>) {
+          return HashCombine(h, static_cast<size_t>(v));
+        } else if constexpr (std::is_same_v<T, Place>) {
+          return HashCombine(HashCombine(h, static_cast<size_t>(v.type)), HashOf(v.device));
+        } else if constexpr (std::is_same_v<T, ScalarValue>) {
+          size_t s = HashCombine(h, static_cast<size_t>(v.dtype));
+          if (const double* d = std::get_if<double>(&v.value)) {
+            return HashCombine(s, std::bit_cast<uint64_t>(*d));
+          }
+          if (const int64_t* i = std::get_if<int64_t>(&v.value)) return HashCombine(s, HashOf(*i));
+          return HashCombine(s, std::get<bool>(v.value) ? 2 : 1);
+        } else if constexpr (std::is_same_v<T, ProcessMesh> || std::is_same_v<T, TensorDistAttr>) {
+          return HashCombine(h, v.Hash());
+        } else {
+          static_assert(std::is_same_v<T, OperationDistAttr>);
+          size_t s = HashCombine(HashCombine(h, v.mesh.Hash()), HashOf(v.chunk_id));
+          return HashRange(HashRange(s, v.operands), v.results);
+        }
+      },
+      value);
+}
+
+// Shortest text that reads back to the same value (fmt's default), with the C++ stream spellings
+// of the special values.
+template <typename F>
+std::string FloatText(F v) {
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  return fmt::format("{}", v);
+}
+
+}  // namespace
+
+const char* DataTypeName(DataType type) {
+  const auto i = static_cast<size_t>(type);
+  return i < std::size(kDataTypeNames) ? kDataTypeNames[i] : "?";
+}
+
+std::optional<DataType> DataTypeFromName(std::string_view name) {
+  for (size_t i = 0; i < std::size(kDataTypeNames); ++i) {
+    if (name == kDataTypeNames[i]) return static_cast<DataType>(i);
+  }
+  return std::nullopt;
+}
+
+std::string Place::ToString() const {
+  switch (type) {
+    case AllocationType::kCpu:
+      return "Place(cpu)";
+    case AllocationType::kGpuPinned:
+      return "Place(gpu_pinned)";
+    case AllocationType::kXpuPinned:
+      return "Place(xpu_pinned)";
+    case AllocationType::kGpu:
+      return fmt::format("Place(gpu:{})", device);
+    case AllocationType::kXpu:
+      return fmt::format("Place({}:{})", "xpu", device);
+    case AllocationType::kIpu:
+      return fmt::format("Place(ipu:{})", device);
+    case AllocationType::kCustom:
+      return fmt::format("Place({}:{})", device_type, device);
+    case AllocationType::kUndefined:
+      return fmt::format("Place(undefined:{})", device);
+  }
+  return "Place(?)";
+}
+
+bool ScalarValue::operator==(const ScalarValue& other) const {
+  if (dtype != other.dtype || value.index() != other.value.index()) return false;
+  if (const double* d = std::get_if<double>(&value)) {
+    return std::bit_cast<uint64_t>(*d) == std::bit_cast<uint64_t>(std::get<double>(other.value));
+  }
+  return value == other.value;
+}
+
+bool OperationDistAttr::operator==(const OperationDistAttr& other) const {
+  return mesh == other.mesh && operands == other.operands && results == other.results &&
+         chunk_id == other.chunk_id;
+}
+
+const char* AttrKindName(AttrKind kind) {
+  switch (kind) {
+    case AttrKind::kNull:
+      return "null";
+    case AttrKind::kBool:
+      return "bool";
+    case AttrKind::kInt32:
+      return "int32";
+    case AttrKind::kInt64:
+      return "int64";
+    case AttrKind::kFloat:
+      return "float";
+    case AttrKind::kDouble:
+      return "double";
+    case AttrKind::kString:
+      return "string";
+    case AttrKind::kArray:
+      return "array";
+    case AttrKind::kType:
+      return "type";
+    case AttrKind::kIntArray:
+      return "int_array";
+    case AttrKind::kDataType:
+      return "data_type";
+    case AttrKind::kPlace:
+      return "place";
+    case AttrKind::kDataLayout:
+      return "data_layout";
+    case AttrKind::kScalar:
+      return "scalar";
+    case AttrKind::kProcessMesh:
+      return "process_mesh";
+    case AttrKind::kTensorDist:
+      return "tensor_dist";
+    case AttrKind::kOperationDist:
+      return "operation_dist";
+  }
+  return "?";
+}
+
+#define IRM_ATTR_FACTORY(Name, T)             \
+  Attribute Attribute::Name(T v) {            \
+    auto s = std::make_shared<AttrStorage>(); \
+    s->value.emplace<T>(std::move(v));        \
+    s->hash = HashValue(s->value);            \
+    return Attribute(std::move(s));           \
+  }
+IRM_ATTR_FACTORY(Bool, bool)
+IRM_ATTR_FACTORY(Int32, int32_t)
+IRM_ATTR_FACTORY(Int64, int64_t)
+IRM_ATTR_FACTORY(Float, float)
+IRM_ATTR_FACTORY(Double, double)
+IRM_ATTR_FACTORY(String, std::string)
+IRM_ATTR_FACTORY(Array, std::vector<Attribute>)
+IRM_ATTR_FACTORY(TypeAttr, Type)
+IRM_ATTR_FACTORY(DataTypeAttr, DataType)
+IRM_ATTR_FACTORY(PlaceAttr, Place)
+IRM_ATTR_FACTORY(DataLayoutAttr, DataLayout)
+IRM_ATTR_FACTORY(Scalar, ScalarValue)
+IRM_ATTR_FACTORY(ProcessMeshAttr, ProcessMesh)
+IRM_ATTR_FACTORY(TensorDist, TensorDistAttr)
+IRM_ATTR_FACTORY(OperationDist, OperationDistAttr)
+#undef IRM_ATTR_FACTORY
+
+Attribute Attribute::IntArrayAttr(std::vector<int64_t> v) {
+  auto s = std::make_shared<AttrStorage>();
+  s->value.emplace<IntArray>(IntArray{std::move(v)});
+  s->hash = HashValue(s->value);
+  return Attribute(std::move(s));
+}
+
+AttrKind Attribute::kind() const {
+  return storage_ ? static_cast<AttrKind>(storage_->value.index()) : AttrKind::kNull;
+}
+
+#define IRM_ATTR_ACCESSOR(Name, T) \
+  const T* Attribute::Name() const { return storage_ ? std::get_if<T>(&storage_->value) : nullptr; }
+IRM_ATTR_ACCESSOR(AsBool, bool)
+IRM_ATTR_ACCESSOR(AsInt32, int32_t)
+IRM_ATTR_ACCESSOR(AsInt64, int64_t)
+IRM_ATTR_ACCESSOR(AsFloat, float)
+IRM_ATTR_ACCESSOR(AsDouble, double)
+IRM_ATTR_ACCESSOR(AsString, std::string)
+IRM_ATTR_ACCESSOR(AsArray, std::vector<Attribute>)
+IRM_ATTR_ACCESSOR(AsType, Type)
+IRM_ATTR_ACCESSOR(AsIntArray, IntArray)
+IRM_ATTR_ACCESSOR(AsDataType, DataType)
+IRM_ATTR_ACCESSOR(AsPlace, Place)
+IRM_ATTR_ACCESSOR(AsDataLayout, DataLayout)
+IRM_ATTR_ACCESSOR(AsScalar, ScalarValue)
+IRM_ATTR_ACCESSOR(AsProcessMesh, ProcessMesh)
+IRM_ATTR_ACCESSOR(AsTensorDist, TensorDistAttr)
+IRM_ATTR_ACCESSOR(AsOperationDist, OperationDistAttr)
+#undef IRM_ATTR_ACCESSOR
+
+size_t Attribute::Hash() const { return storage_ ? storage_->hash : 0; }
+
+bool Attribute::operator==(const Attribute& other) const {
+  if (storage_ == other.storage_) return true;
+  if (!storage_ || !other.storage_) return false;
+  if (storage_->hash != other.storage_->hash) return false;
+  const AttrValue& a = storage_->value;
+  const AttrValue& b = other.storage_->value;
+  if (a.index() != b.index()) return false;
+  // Floats by bits: NaN equals the same NaN, -0.0 differs from 0.0.
+  if (const float* f = std::get_if<float>(&a)) {
+    return std::bit_cast<uint32_t>(*f) == std::bit_cast<uint32_t>(std::get<float>(b));
+  }
+  if (const double* d = std::get_if<double>(&a)) {
+    return std::bit_cast<uint64_t>(*d) == std::bit_cast<uint64_t>(std::get<double>(b));
+  }
+  return a == b;
+}
+
+std::string Attribute::ToString() const {
+  if (!storage_) return "<#AttrNull>";
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return "<#AttrNull>";
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, int32_t>) {
+          return fmt::format("(Int32){}", v);
+        } else if constexpr (std::is_same_v<T, int64_t>) {
+          return fmt::format("(Int64){}", v);
+        } else if constexpr (std::is_same_v<T, float>) {
+          return "(Float)" + FloatText(v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          return "(Double)" + FloatText(v);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          std::string out = "\"";
+          for (char c : v) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+          }
+          return out + "\"";
+        } else if constexpr (std::is_same_v<T, std::vector<Attribute>>) {
+          std::vector<std::string> items;
+          for (const Attribute& a : v) items.push_back(a.ToString());
+          return fmt::format("[{}]", fmt::join(items, ","));
+        } else if constexpr (std::is_same_v<T, Type>) {
+          return v.ToString();
+        } else if constexpr (std::is_same_v<T, IntArray>) {
+          return fmt::format("(pd_op.IntArray)[{}]", fmt::join(v.values, ","));
+        } else if constexpr (std::is_same_v<T, DataType>) {
+          return fmt::format("(pd_op.DataType){}", DataTypeName(v));
+        } else if constexpr (std::is_same_v<T, Place>) {
+          return "(pd_op.Place)" + v.ToString();
+        } else if constexpr (std::is_same_v<T, DataLayout>) {
+          return fmt::format("(pd_op.DataLayout){}", DataLayoutName(v));
+        } else if constexpr (std::is_same_v<T, ScalarValue>) {
+          std::string text;
+          if (const double* d = std::get_if<double>(&v.value)) {
+            text = FloatText(*d);
+          } else if (const int64_t* i = std::get_if<int64_t>(&v.value)) {
+            text = fmt::format("{}", *i);
+          } else {
+            text = std::get<bool>(v.value) ? "true" : "false";
+          }
+          return fmt::format("(pd_op.Scalar:{}){}", DataTypeName(v.dtype), text);
+        } else if constexpr (std::is_same_v<T, ProcessMesh> || std::is_same_v<T, TensorDistAttr>) {
+          return v.ToString();
+        } else {
+          static_assert(std::is_same_v<T, OperationDistAttr>);
+          std::string out =
+              fmt::format("{{mesh:{{shape:[{}],process_ids:[{}]}}", fmt::join(v.mesh.shape, ","),
+                          fmt::join(v.mesh.process_ids, ","));
+          for (size_t i = 0; i < v.operands.size(); ++i) {
+            out += fmt::format(",operand({}):{{{}}}", i, v.operands[i].ToString());
+          }
+          for (size_t i = 0; i < v.results.size(); ++i) {
+            out += fmt::format(",result({}):{{{}}}", i, v.results[i].ToString());
+          }
+          return out + fmt::format(",chunk_id:{}}}", v.chunk_id);
+        }
+      },
+      storage_->value);
+}
+
+}  // namespace irm::newir

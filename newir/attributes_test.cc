@@ -1,0 +1,130 @@
+// Tests of new-IR attributes: bitwise float equality, structural equality and the typed print form.
+#include "newir/attributes.h"
+
+#include <cmath>
+#include <limits>
+#include <unordered_set>
+
+#include <gtest/gtest.h>
+
+namespace irm::newir {
+namespace {
+
+TEST(AttributesTest, ScalarsPrintTyped) {
+  EXPECT_EQ(Attribute::Bool(true).ToString(), "true");
+  EXPECT_EQ(Attribute::Bool(false).ToString(), "false");
+  EXPECT_EQ(Attribute::Int32(0).ToString(), "(Int32)0");
+  EXPECT_EQ(Attribute::Int64(-7).ToString(), "(Int64)-7");
+  EXPECT_EQ(Attribute::Float(0.5f).ToString(), "(Float)0.5");
+  EXPECT_EQ(Attribute::Float(0.1f).ToString(), "(Float)0.1");
+  EXPECT_EQ(Attribute::Double(1.0).ToString(), "(Double)1");
+  EXPECT_EQ(Attribute::Double(1e-300).ToString(), "(Double)1e-300");
+  EXPECT_EQ(Attribute::String("a\"b\\c").ToString(), R"("a\"b\\c")");
+  EXPECT_EQ(Attribute().ToString(), "<#AttrNull>");
+}
+
+TEST(AttributesTest, SpecialFloatsAreKeptAndCompareByBits) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(Attribute::Double(nan), Attribute::Double(nan));
+  EXPECT_EQ(Attribute::Float(std::nanf("")), Attribute::Float(std::nanf("")));
+  EXPECT_NE(Attribute::Double(0.0), Attribute::Double(-0.0));
+  EXPECT_EQ(Attribute::Double(nan).ToString(), "(Double)nan");
+  EXPECT_EQ(Attribute::Double(inf).ToString(), "(Double)inf");
+  EXPECT_EQ(Attribute::Float(-std::numeric_limits<float>::infinity()).ToString(), "(Float)-inf");
+  EXPECT_TRUE(std::isnan(*Attribute::Double(nan).AsDouble()));
+  EXPECT_EQ(Attribute::Scalar({DataType::kFloat64, nan}),
+            Attribute::Scalar({DataType::kFloat64, nan}));
+}
+
+TEST(AttributesTest, KindsDistinguishEqualLookingValues) {
+  EXPECT_NE(Attribute::Int32(1), Attribute::Int64(1));
+  EXPECT_NE(Attribute::Float(1), Attribute::Double(1));
+  EXPECT_NE(Attribute::IntArrayAttr({1, 2}),
+            Attribute::Array({Attribute::Int64(1), Attribute::Int64(2)}));
+  EXPECT_EQ(Attribute::Int32(1).kind(), AttrKind::kInt32);
+  EXPECT_EQ(Attribute::Int32(1).AsInt64(), nullptr);
+  ASSERT_NE(Attribute::Int32(1).AsInt32(), nullptr);
+  EXPECT_EQ(*Attribute::Int32(1).AsInt32(), 1);
+  std::unordered_set<Attribute> set = {Attribute::String("x"), Attribute::String("x"),
+                                       Attribute::String("y")};
+  EXPECT_EQ(set.size(), 2u);
+}
+
+TEST(AttributesTest, ArraysAndTypes) {
+  Attribute a = Attribute::Array({Attribute::Bool(false), Attribute::Bool(true)});
+  EXPECT_EQ(a.ToString(), "[false,true]");
+  EXPECT_EQ(a, Attribute::Array({Attribute::Bool(false), Attribute::Bool(true)}));
+  EXPECT_NE(a, Attribute::Array({Attribute::Bool(false)}));
+  EXPECT_EQ(Attribute::Array({}).ToString(), "[]");
+  Attribute t = Attribute::TypeAttr(Type::DenseTensor(Type::F32(), {2}));
+  EXPECT_EQ(t.ToString(), "builtin.tensor<2xf32>");
+  EXPECT_EQ(t, Attribute::TypeAttr(Type::DenseTensor(Type::F32(), {2})));
+}
+
+TEST(AttributesTest, PdOpValueAttributesPrint) {
+  EXPECT_EQ(Attribute::IntArrayAttr({-1, 30}).ToString(), "(pd_op.IntArray)[-1,30]");
+  EXPECT_EQ(Attribute::DataTypeAttr(DataType::kFloat32).ToString(), "(pd_op.DataType)float32");
+  EXPECT_EQ(Attribute::DataTypeAttr(DataType::kBFloat16).ToString(), "(pd_op.DataType)bfloat16");
+  EXPECT_EQ(Attribute::DataTypeAttr(DataType::kUndefined).ToString(), "(pd_op.DataType)Undefined");
+  EXPECT_EQ(DataTypeFromName("int64"), DataType::kInt64);
+  EXPECT_FALSE(DataTypeFromName("int65").has_value());
+  EXPECT_EQ(Attribute::PlaceAttr(Place::Of(AllocationType::kCpu)).ToString(),
+            "(pd_op.Place)Place(cpu)");
+  EXPECT_EQ(Attribute::PlaceAttr(Place::Of(AllocationType::kGpu, 0)).ToString(),
+            "(pd_op.Place)Place(gpu:0)");
+  EXPECT_EQ(Attribute::PlaceAttr(Place::Of(AllocationType::kUndefined, 0)).ToString(),
+            "(pd_op.Place)Place(undefined:0)");
+  EXPECT_EQ(Attribute::PlaceAttr(Place::Of(AllocationType::kGpuPinned)).ToString(),
+            "(pd_op.Place)Place(gpu_pinned)");
+  EXPECT_NE(Attribute::PlaceAttr(Place::Of(AllocationType::kGpu, 0)),
+            Attribute::PlaceAttr(Place::Of(AllocationType::kGpu, 1)));
+  EXPECT_EQ(Attribute::DataLayoutAttr(DataLayout::kNCHW).ToString(), "(pd_op.DataLayout)NCHW");
+  EXPECT_EQ(Attribute::Scalar({DataType::kInt64, int64_t{3}}).ToString(), "(pd_op.Scalar:int64)3");
+  EXPECT_NE(Attribute::Scalar({DataType::kInt64, int64_t{3}}),
+            Attribute::Scalar({DataType::kInt32, int64_t{3}}));
+}
+
+TEST(AttributesTest, DistAttributes) {
+  ProcessMesh mesh{{2, 2}, {0, 1, 2, 3}, {"x", "y"}};
+  EXPECT_EQ(Attribute::ProcessMeshAttr(mesh).ToString(), "mesh_shape:[2,2],process_ids:[0,1,2,3]");
+  ProcessMesh renamed = mesh;
+  renamed.dim_names = {"dp", "mp"};
+  // Dim names are not printed but are part of the value.
+  EXPECT_NE(Attribute::ProcessMeshAttr(mesh), Attribute::ProcessMeshAttr(renamed));
+
+  TensorDistAttr td{
+      mesh, {0, 1, -1}, {}, std::vector<Placement>{Placement::Shard(0), Placement::Shard(1)}};
+  Attribute tda = Attribute::TensorDist(td);
+  EXPECT_EQ(tda.ToString(),
+            "mesh_shape:[2,2],process_ids:[0,1,2,3],dims_mappings:[0,1,-1], "
+            "placements:[Shard(dim=0), Shard(dim=1)]");
+  TensorDistAttr partial = td;
+  partial.placements.reset();
+  partial.dims_mapping = {-1, -1, -1};
+  partial.partial_status = {{0, ReduceType::kSum}, {1, ReduceType::kAvg}};
+  EXPECT_EQ(Attribute::TensorDist(partial).ToString(),
+            "mesh_shape:[2,2],process_ids:[0,1,2,3],dims_mappings:[-1,-1,-1], "
+            "partial(0,SUM,1,AVG)");
+  EXPECT_NE(Attribute::TensorDist(partial), tda);
+
+  OperationDistAttr od;
+  od.mesh = mesh;
+  od.operands = {Attribute()};
+  od.results = {tda};
+  Attribute oda = Attribute::OperationDist(od);
+  EXPECT_EQ(oda.ToString(),
+            "{mesh:{shape:[2,2],process_ids:[0,1,2,3]},operand(0):{<#AttrNull>},"
+            "result(0):{mesh_shape:[2,2],process_ids:[0,1,2,3],dims_mappings:[0,1,-1], "
+            "placements:[Shard(dim=0), Shard(dim=1)]},chunk_id:-1}");
+  OperationDistAttr chunked = od;
+  chunked.chunk_id = 2;
+  EXPECT_NE(Attribute::OperationDist(chunked), oda);
+  EXPECT_EQ(Attribute::OperationDist(od), oda);
+  EXPECT_STREQ(ReduceTypeName(ReduceType::kProd), "PRODUCT");
+  EXPECT_EQ(ReduceTypeFromInt(6), ReduceType::kAll);
+  EXPECT_FALSE(ReduceTypeFromInt(7).has_value());
+}
+
+}  // namespace
+}  // namespace irm::newir

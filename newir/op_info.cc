@@ -1,0 +1,56 @@
+// The op registry.
+#include "newir/op_info.h"
+
+#include <fmt/format.h>
+
+#include "newir/dialect.h"
+
+namespace irm::newir {
+
+std::string_view OpInfo::dialect() const {
+  const size_t dot = name.find('.');
+  return dot == std::string::npos ? std::string_view() : std::string_view(name).substr(0, dot);
+}
+
+const AttrSpec* OpInfo::FindAttribute(std::string_view attr_name) const {
+  for (const AttrSpec& a : attributes) {
+    if (a.name == attr_name) return &a;
+  }
+  return nullptr;
+}
+
+const OpRegistry& OpRegistry::Global() {
+  static const OpRegistry* const kRegistry = [] {
+    auto* registry = new OpRegistry();
+    // The tables are compiled in; a duplicate would be a bug caught by the registry tests.
+    Status status = RegisterAllDialects(*registry);
+    (void)status;
+    return registry;
+  }();
+  return *kRegistry;
+}
+
+Status OpRegistry::Register(OpInfo info) {
+  if (ops_.contains(info.name)) {
+    return Status(StatusCode::kInvalid, Location{},
+                  fmt::format("op '{}' is registered twice", info.name));
+  }
+  std::string name = info.name;
+  ops_.emplace(std::move(name), std::make_unique<OpInfo>(std::move(info)));
+  return Status::Ok();
+}
+
+const OpInfo* OpRegistry::Lookup(std::string_view name) const {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const OpInfo*> OpRegistry::OpsOfDialect(std::string_view dialect) const {
+  std::vector<const OpInfo*> out;
+  for (const auto& [name, info] : ops_) {
+    if (info->dialect() == dialect) out.push_back(info.get());
+  }
+  return out;
+}
+
+}  // namespace irm::newir

@@ -1,0 +1,76 @@
+// The op table: one OpInfo per op is the single source of truth for its signature (operands with
+// optional/variadic flags, results, attributes with kinds and defaults), its in-place and
+// side-effect flags, its region count and its verifier hook. Printer, parser, JSON, verifier and
+// passes all read it; an OpRegistry maps names to entries.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "newir/attributes.h"
+
+namespace irm::newir {
+
+class Operation;
+
+struct OperandSpec {
+  std::string name = {};
+  bool optional = false;  // the slot may hold no value
+  bool variadic = false;  // a vector value (built by builtin.combine) or any count (cf.yield)
+};
+
+struct ResultSpec {
+  std::string name = {};
+  bool optional = false;
+  bool variadic = false;
+};
+
+struct AttrSpec {
+  std::string name = {};
+  AttrKind kind = AttrKind::kNull;  // kNull: any kind is accepted
+  bool required = false;
+  Attribute default_value = {};  // null when there is none
+};
+
+// Checks what the table cannot say (type relations, value ranges). Runs after the generic checks
+// against the table, but must not assume they passed: it sees the op as it is.
+using OpVerifyFn = Status (*)(const Operation& op);
+
+struct OpInfo {
+  std::string name = {};  // "dialect.op"
+  std::string summary = {};
+  std::vector<OperandSpec> operands = {};
+  std::vector<ResultSpec> results = {};
+  std::vector<AttrSpec> attributes = {};
+  size_t num_regions = 0;
+  bool inplace = false;      // writes (some of) its inputs
+  bool side_effect = false;  // must survive dead-code elimination
+  bool terminator = false;   // ends a block (cf.yield)
+  OpVerifyFn verify = nullptr;
+
+  std::string_view dialect() const;
+  const AttrSpec* FindAttribute(std::string_view attr_name) const;
+};
+
+class OpRegistry {
+ public:
+  // Every dialect this project knows, registered once (thread-safe on first use).
+  static const OpRegistry& Global();
+
+  // Fails when an op of that name is already registered.
+  Status Register(OpInfo info);
+  // Null for an unregistered name.
+  const OpInfo* Lookup(std::string_view name) const;
+  std::vector<const OpInfo*> OpsOfDialect(std::string_view dialect) const;
+  size_t size() const { return ops_.size(); }
+
+ private:
+  // unique_ptr: entries are referenced by pointer from operations and must not move.
+  std::map<std::string, std::unique_ptr<OpInfo>, std::less<>> ops_;
+};
+
+}  // namespace irm::newir

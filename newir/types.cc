@@ -1,0 +1,329 @@
+// Storage, construction, comparison and printing of new-IR types.
+#include "newir/types.h"
+
+#include <array>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "newir/hash.h"
+
+namespace irm::newir {
+namespace detail {
+
+// One struct for every kind: the fields a kind does not use stay empty. Simpler than a class
+// hierarchy, and types are few and small.
+struct TypeStorage {
+  TypeKind kind = TypeKind::kNull;
+  Type dtype;  // element type, or the dense type of a dist tensor
+  std::vector<int64_t> dims;
+  DataLayout layout = DataLayout::kNCHW;
+  LoD lod;
+  size_t offset = 0;
+  std::vector<Type> elements;
+  std::optional<TensorDistAttr> dist;
+  std::vector<int64_t> local_dims;
+  size_t hash = 0;
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::TypeStorage;
+
+constexpr std::array<const char*, 16> kScalarNames = {
+    "bf16", "f16", "f32",   "f64", "b",    "i8",       "u8",     "i16",
+    "i32",  "i64", "index", "c64", "c128", "f8e4m3fn", "f8e5m2", "undefined"};
+
+bool IsScalarKind(TypeKind kind) { return kind >= TypeKind::kBF16 && kind <= TypeKind::kUndefined; }
+
+size_t ComputeHash(const TypeStorage& s) {
+  size_t h = HashCombine(0, static_cast<size_t>(s.kind));
+  h = HashCombine(h, s.dtype.Hash());
+  h = HashRange(h, s.dims);
+  h = HashCombine(h, static_cast<size_t>(s.layout));
+  for (const auto& level : s.lod) h = HashRange(h, level);
+  h = HashCombine(h, s.offset);
+  for (const Type& e : s.elements) h = HashCombine(h, e.Hash());
+  h = HashCombine(h, s.elements.size());
+  if (s.dist) h = HashCombine(h, s.dist->Hash());
+  return HashRange(h, s.local_dims);
+}
+
+std::string DimsString(const std::vector<int64_t>& dims) {
+  std::string out;
+  for (int64_t d : dims) out += fmt::format("{}x", d);
+  return out;
+}
+
+const std::vector<int64_t> kNoDims;
+const LoD kNoLoD;
+const std::vector<Type> kNoTypes;
+
+}  // namespace
+
+const char* DataLayoutName(DataLayout layout) {
+  switch (layout) {
+    case DataLayout::kUndefined:
+      return "Undefined(AnyLayout)";
+    case DataLayout::kNHWC:
+      return "NHWC";
+    case DataLayout::kNCHW:
+      return "NCHW";
+    case DataLayout::kNCDHW:
+      return "NCDHW";
+    case DataLayout::kNDHWC:
+      return "NDHWC";
+    case DataLayout::kOneDNN:
+      return "ONEDNN";
+    case DataLayout::kSparseCoo:
+      return "SPARSE_COO";
+    case DataLayout::kSparseCsr:
+      return "SPARSE_CSR";
+    case DataLayout::kPstringUnion:
+      return "PSTRING_UNION";
+    case DataLayout::kStrided:
+      return "STRIDED";
+  }
+  return "?";
+}
+
+std::optional<DataLayout> DataLayoutFromName(std::string_view name) {
+  for (int i = 0; i <= static_cast<int>(DataLayout::kStrided); ++i) {
+    auto layout = static_cast<DataLayout>(i);
+    if (name == DataLayoutName(layout)) return layout;
+  }
+  if (name == "Undefined" || name == "ANY" || name == "AnyLayout") return DataLayout::kUndefined;
+  return std::nullopt;
+}
+
+const char* ScalarTypeName(TypeKind kind) {
+  if (!IsScalarKind(kind)) return "?";
+  return kScalarNames[static_cast<int>(kind) - static_cast<int>(TypeKind::kBF16)];
+}
+
+Type Type::Scalar(TypeKind kind) {
+  if (!IsScalarKind(kind)) return Type();
+  // One shared storage per scalar kind: scalars are by far the most common types.
+  static const auto* const kScalars = [] {
+    auto* scalars = new std::array<std::shared_ptr<const TypeStorage>, kScalarNames.size()>();
+    for (size_t i = 0; i < kScalarNames.size(); ++i) {
+      auto s = std::make_shared<TypeStorage>();
+      s->kind = static_cast<TypeKind>(static_cast<int>(TypeKind::kBF16) + i);
+      s->hash = ComputeHash(*s);
+      (*scalars)[i] = std::move(s);
+    }
+    return scalars;
+  }();
+  return Type((*kScalars)[static_cast<int>(kind) - static_cast<int>(TypeKind::kBF16)]);
+}
+
+std::optional<Type> Type::ScalarFromName(std::string_view name) {
+  if (name == "bool") return Bool();
+  for (size_t i = 0; i < kScalarNames.size(); ++i) {
+    if (name == kScalarNames[i]) {
+      return Scalar(static_cast<TypeKind>(static_cast<int>(TypeKind::kBF16) + i));
+    }
+  }
+  return std::nullopt;
+}
+
+Type Type::DenseTensor(Type dtype, std::vector<int64_t> dims, DataLayout layout, LoD lod,
+                       size_t offset) {
+  auto s = std::make_shared<TypeStorage>();
+  s->kind = TypeKind::kDenseTensor;
+  s->dtype = std::move(dtype);
+  s->dims = std::move(dims);
+  s->layout = layout;
+  s->lod = std::move(lod);
+  s->offset = offset;
+  s->hash = ComputeHash(*s);
+  return Type(std::move(s));
+}
+
+Type Type::Vector(std::vector<Type> elements) {
+  auto s = std::make_shared<TypeStorage>();
+  s->kind = TypeKind::kVector;
+  s->elements = std::move(elements);
+  s->hash = ComputeHash(*s);
+  return Type(std::move(s));
+}
+
+Type Type::DenseTensorArray(Type dtype, std::vector<int64_t> dims, DataLayout layout) {
+  auto s = std::make_shared<TypeStorage>();
+  s->kind = TypeKind::kDenseTensorArray;
+  s->dtype = std::move(dtype);
+  s->dims = std::move(dims);
+  s->layout = layout;
+  s->hash = ComputeHash(*s);
+  return Type(std::move(s));
+}
+
+Type Type::SelectedRows(Type dtype, std::vector<int64_t> dims, DataLayout layout, LoD lod,
+                        size_t offset) {
+  auto s = std::make_shared<TypeStorage>();
+  s->kind = TypeKind::kSelectedRows;
+  s->dtype = std::move(dtype);
+  s->dims = std::move(dims);
+  s->layout = layout;
+  s->lod = std::move(lod);
+  s->offset = offset;
+  s->hash = ComputeHash(*s);
+  return Type(std::move(s));
+}
+
+StatusOr<Type> Type::DistDenseTensor(Type dense, TensorDistAttr dist,
+                                     std::optional<std::vector<int64_t>> local_dims) {
+  auto fail = [](std::string message) {
+    return Status(StatusCode::kInvalid, Location{}, std::move(message));
+  };
+  if (dense.kind() != TypeKind::kDenseTensor) {
+    return fail(fmt::format("dist tensor type wraps '{}', not a dense tensor", dense.ToString()));
+  }
+  const std::vector<int64_t>& dims = dense.dims();
+  const auto rank = static_cast<int64_t>(dims.size());
+  const auto mesh_rank = static_cast<int64_t>(dist.mesh.shape.size());
+  if (static_cast<int64_t>(dist.dims_mapping.size()) != rank) {
+    return fail(fmt::format("dims_mapping has {} entries but the tensor has rank {}",
+                            dist.dims_mapping.size(), rank));
+  }
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t m = dist.dims_mapping[i];
+    if (m < -1 || m >= mesh_rank) {
+      return fail(
+          fmt::format("dims_mapping[{}] = {} is not a mesh dim (mesh rank {})", i, m, mesh_rank));
+    }
+    if (m >= 0 && dist.partial_status.contains(m)) {
+      return fail(fmt::format("mesh dim {} is both partial and sharding tensor dim {}", m, i));
+    }
+  }
+  for (const auto& [m, reduce] : dist.partial_status) {
+    if (m < 0 || m >= mesh_rank) {
+      return fail(fmt::format("partial mesh dim {} is out of range (mesh rank {})", m, mesh_rank));
+    }
+  }
+  std::vector<int64_t> local(dims);
+  if (local_dims) {
+    if (static_cast<int64_t>(local_dims->size()) != rank) {
+      return fail(fmt::format("local dims have {} entries but the tensor has rank {}",
+                              local_dims->size(), rank));
+    }
+    local = std::move(*local_dims);
+  } else {
+    for (int64_t i = 0; i < rank; ++i) {
+      const int64_t m = dist.dims_mapping[i];
+      if (m < 0 || dims[i] < 0) continue;
+      const int64_t s = dist.mesh.shape[m];
+      if (s <= 0 || dims[i] % s != 0) {
+        return fail(fmt::format(
+            "dim {} (size {}) is not divisible by mesh dim {} (size {}); give the local dims", i,
+            dims[i], m, s));
+      }
+      local[i] = dims[i] / s;
+    }
+  }
+  auto s = std::make_shared<TypeStorage>();
+  s->kind = TypeKind::kDistDenseTensor;
+  s->dtype = std::move(dense);
+  s->dist = std::move(dist);
+  s->local_dims = std::move(local);
+  s->hash = ComputeHash(*s);
+  return Type(std::move(s));
+}
+
+TypeKind Type::kind() const { return storage_ ? storage_->kind : TypeKind::kNull; }
+bool Type::IsScalar() const { return IsScalarKind(kind()); }
+bool Type::IsFloat() const {
+  switch (kind()) {
+    case TypeKind::kBF16:
+    case TypeKind::kF16:
+    case TypeKind::kF32:
+    case TypeKind::kF64:
+    case TypeKind::kF8E4M3FN:
+    case TypeKind::kF8E5M2:
+      return true;
+    default:
+      return false;
+  }
+}
+bool Type::IsInteger() const {
+  switch (kind()) {
+    case TypeKind::kI8:
+    case TypeKind::kU8:
+    case TypeKind::kI16:
+    case TypeKind::kI32:
+    case TypeKind::kI64:
+    case TypeKind::kIndex:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Type Type::dtype() const {
+  if (kind() == TypeKind::kDistDenseTensor) return storage_->dtype.dtype();
+  return storage_ ? storage_->dtype : Type();
+}
+const std::vector<int64_t>& Type::dims() const {
+  if (kind() == TypeKind::kDistDenseTensor) return storage_->dtype.dims();
+  return storage_ ? storage_->dims : kNoDims;
+}
+DataLayout Type::layout() const {
+  if (kind() == TypeKind::kDistDenseTensor) return storage_->dtype.layout();
+  return storage_ ? storage_->layout : DataLayout::kNCHW;
+}
+const LoD& Type::lod() const {
+  if (kind() == TypeKind::kDistDenseTensor) return storage_->dtype.lod();
+  return storage_ ? storage_->lod : kNoLoD;
+}
+size_t Type::offset() const {
+  if (kind() == TypeKind::kDistDenseTensor) return storage_->dtype.offset();
+  return storage_ ? storage_->offset : 0;
+}
+const std::vector<Type>& Type::elements() const { return storage_ ? storage_->elements : kNoTypes; }
+Type Type::dense() const { return kind() == TypeKind::kDistDenseTensor ? storage_->dtype : Type(); }
+const TensorDistAttr* Type::dist_attr() const {
+  return storage_ && storage_->dist ? &*storage_->dist : nullptr;
+}
+const std::vector<int64_t>& Type::local_dims() const {
+  return storage_ ? storage_->local_dims : kNoDims;
+}
+
+size_t Type::Hash() const { return storage_ ? storage_->hash : 0; }
+
+bool Type::operator==(const Type& other) const {
+  if (storage_ == other.storage_) return true;
+  if (!storage_ || !other.storage_) return false;
+  const TypeStorage& a = *storage_;
+  const TypeStorage& b = *other.storage_;
+  return a.hash == b.hash && a.kind == b.kind && a.dtype == b.dtype && a.dims == b.dims &&
+         a.layout == b.layout && a.lod == b.lod && a.offset == b.offset &&
+         a.elements == b.elements && a.dist == b.dist && a.local_dims == b.local_dims;
+}
+
+std::string Type::ToString(TypeStyle style) const {
+  switch (kind()) {
+    case TypeKind::kNull:
+      return "<<NULL TYPE>>";
+    case TypeKind::kDenseTensor:
+      return fmt::format("{}tensor<{}{}>", style == TypeStyle::kTyped ? "builtin." : "",
+                         DimsString(dims()), dtype().ToString(style));
+    case TypeKind::kVector: {
+      std::vector<std::string> items;
+      for (const Type& e : elements()) items.push_back(e.ToString(style));
+      return fmt::format("vec[{}]", fmt::join(items, ","));
+    }
+    case TypeKind::kDenseTensorArray:
+      return fmt::format("pd_op.tensor_array<{}{}>", DimsString(dims()), dtype().ToString(style));
+    case TypeKind::kSelectedRows:
+      return fmt::format("pd_op.selectedrows<{}{}>", DimsString(dims()), dtype().ToString(style));
+    case TypeKind::kDistDenseTensor:
+      return fmt::format("pd_dist.tensor<{}{}, {}>", DimsString(dims()), dtype().ToString(style),
+                         dist_attr()->ToString());
+    default:
+      return ScalarTypeName(kind());
+  }
+}
+
+}  // namespace irm::newir
