@@ -136,9 +136,10 @@ int RunValidate(const ValidateCommand& command, std::ostream& out, std::ostream&
   } else {
     err << findings.Render();
     if (!command.quiet) {
-      out << fmt::format("{}: {}: {} blocks, {} ops, {} error{}, {} warning{}\n", file,
-                         valid ? "valid" : "invalid", program->num_blocks(), program->num_ops(),
-                         errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+      out << fmt::format("{}: {}: {}, {}, {}, {}\n", file, valid ? "valid" : "invalid",
+                         Plural(program->num_blocks(), "block"),
+                         Plural(static_cast<int>(program->num_ops()), "op"),
+                         Plural(errors, "error"), Plural(warnings, "warning"));
     }
   }
   return valid ? kExitOk : kExitCheckFailed;
