@@ -27,7 +27,21 @@ std::optional<std::string_view> DialectFromJsonId(int id);
 Status RegisterBuiltinDialect(OpRegistry& registry);
 // cf: yield.
 Status RegisterCfDialect(OpRegistry& registry);
-// Every dialect above (pd_op and pd_dist arrive in a later step).
+// pd_op: the operator dialect (forward, grad, optimizer, control-flow and communication ops).
+Status RegisterPdOpDialect(OpRegistry& registry);
+// pd_dist: shard_tensor, reshard, dtensor_from_local, dtensor_to_local, named "dist_op.<op>".
+Status RegisterDistDialect(OpRegistry& registry);
+
+// Paddle's pd_dist dialect names its ops "dist_op.<op>" (dist_op.h); every other dialect prefixes
+// its ops with its own name. These map between an op-name prefix and its dialect, so that JSON's
+// "4.reshard" reads as dist_op.reshard and dist_op.reshard writes with id 4.
+inline constexpr std::string_view kDistOpPrefix = "dist_op";
+// "dist_op.reshard" -> "pd_dist", "pd_op.matmul" -> "pd_op"; "" when the name has no dot.
+std::string_view DialectOfOpName(std::string_view op_name);
+// "pd_dist" -> "dist_op"; any other dialect -> itself.
+std::string_view OpNamePrefixOfDialect(std::string_view dialect);
+
+// builtin and cf only: pd_op and pd_dist are not wired into the global registry yet.
 Status RegisterAllDialects(OpRegistry& registry);
 
 }  // namespace irm::newir

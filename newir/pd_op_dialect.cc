@@ -1,0 +1,342 @@
+// Op table of the `pd_op` dialect: the forward, grad and optimizer ops of the legacy op set under
+// their PIR names (reference/paddle-ir.md §3.5), control flow (pd_op.if, pd_op.while) and the
+// communication ops in both the phi style (all_reduce, ...) and the legacy c_ style (§2.4).
+// Signatures follow Paddle's ops.yaml / backward.yaml as PIR generates them: IntArray and Scalar
+// attributes that the yaml marks as mutable become operands (PIR materializes them with
+// pd_op.full / pd_op.full_int_array), so they are listed here as operands, in yaml order.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "newir/dialect.h"
+
+namespace irm::newir {
+namespace {
+
+OperandSpec In(std::string name) { return {std::move(name), false, false}; }
+OperandSpec Opt(std::string name) { return {std::move(name), true, false}; }
+OperandSpec Vec(std::string name) { return {std::move(name), false, true}; }
+ResultSpec Out(std::string name) { return {std::move(name), false, false}; }
+ResultSpec OptOut(std::string name) { return {std::move(name), true, false}; }
+ResultSpec VecOut(std::string name) { return {std::move(name), false, true}; }
+
+AttrSpec Req(std::string name, AttrKind kind) { return {std::move(name), kind, true, {}}; }
+// An attribute with a default; its kind is the default's.
+AttrSpec Def(std::string name, Attribute value) {
+  const AttrKind kind = value.kind();
+  return {std::move(name), kind, false, std::move(value)};
+}
+AttrSpec Bool(std::string name, bool v) { return Def(std::move(name), Attribute::Bool(v)); }
+AttrSpec I32(std::string name, int32_t v) { return Def(std::move(name), Attribute::Int32(v)); }
+AttrSpec I64(std::string name, int64_t v) { return Def(std::move(name), Attribute::Int64(v)); }
+AttrSpec F32(std::string name, float v) { return Def(std::move(name), Attribute::Float(v)); }
+AttrSpec Str(std::string name, std::string v) {
+  return Def(std::move(name), Attribute::String(std::move(v)));
+}
+AttrSpec Dtype(std::string name, DataType v) {
+  return Def(std::move(name), Attribute::DataTypeAttr(v));
+}
+AttrSpec Ints(std::string name, std::vector<int32_t> v) {
+  std::vector<Attribute> items;
+  for (int32_t i : v) items.push_back(Attribute::Int32(i));
+  return Def(std::move(name), Attribute::Array(std::move(items)));
+}
+AttrSpec Int64s(std::string name, std::vector<int64_t> v) {
+  std::vector<Attribute> items;
+  for (int64_t i : v) items.push_back(Attribute::Int64(i));
+  return Def(std::move(name), Attribute::Array(std::move(items)));
+}
+AttrSpec IntArr(std::string name, std::vector<int64_t> v) {
+  return Def(std::move(name), Attribute::IntArrayAttr(std::move(v)));
+}
+// Place defaults to undefined: the translator's "blank place" (paddle-ir.md §3.1).
+AttrSpec PlaceAttr(std::string name = "place") {
+  return Def(std::move(name), Attribute::PlaceAttr(Place{}));
+}
+
+OpInfo Op(std::string name, std::string summary, std::vector<OperandSpec> operands,
+          std::vector<ResultSpec> results, std::vector<AttrSpec> attributes = {}) {
+  return {.name = "pd_op." + std::move(name),
+          .summary = std::move(summary),
+          .operands = std::move(operands),
+          .results = std::move(results),
+          .attributes = std::move(attributes)};
+}
+// The trailing-underscore variant that writes its first input (PIR's in-place op).
+OpInfo Inplace(OpInfo op) {
+  op.name += "_";
+  op.summary += " (in place)";
+  op.inplace = true;
+  return op;
+}
+OpInfo SideEffect(OpInfo op) {
+  op.side_effect = true;
+  return op;
+}
+
+class Table {
+ public:
+  void Add(OpInfo op) { ops_.push_back(std::move(op)); }
+  // Adds the op and its in-place variant.
+  void AddWithInplace(OpInfo op) {
+    ops_.push_back(Inplace(op));
+    ops_.push_back(std::move(op));
+  }
+  Status RegisterInto(OpRegistry& registry) {
+    for (OpInfo& op : ops_) IRM_RETURN_IF_ERROR(registry.Register(std::move(op)));
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<OpInfo> ops_;
+};
+
+void AddMath(Table& t) {
+  t.Add(Op("matmul", "matrix product", {In("x"), In("y")}, {Out("out")},
+           {Bool("transpose_x", false), Bool("transpose_y", false)}));
+  t.Add(Op("matmul_grad", "gradient of matmul", {In("x"), In("y"), In("out_grad")},
+           {Out("x_grad"), Out("y_grad")},
+           {Bool("transpose_x", false), Bool("transpose_y", false)}));
+  for (const char* name : {"add", "subtract", "multiply", "divide"}) {
+    t.AddWithInplace(
+        Op(name, std::string("elementwise ") + name, {In("x"), In("y")}, {Out("out")}));
+  }
+  // backward.yaml: the binary grads keep `axis` (always -1 after translation); divide_grad also
+  // reads `out`.
+  for (const char* name : {"add", "subtract", "multiply"}) {
+    t.Add(Op(std::string(name) + "_grad", std::string("gradient of ") + name,
+             {In("x"), In("y"), In("out_grad")}, {OptOut("x_grad"), OptOut("y_grad")},
+             {I32("axis", -1)}));
+  }
+  t.Add(Op("divide_grad", "gradient of divide", {In("x"), In("y"), In("out"), In("out_grad")},
+           {OptOut("x_grad"), OptOut("y_grad")}, {I32("axis", -1)}));
+
+  t.AddWithInplace(Op("relu", "max(x, 0)", {In("x")}, {Out("out")}));
+  t.Add(Op("gelu", "Gaussian error linear unit", {In("x")}, {Out("out")},
+           {Bool("approximate", false)}));
+  t.AddWithInplace(Op("tanh", "hyperbolic tangent", {In("x")}, {Out("out")}));
+  t.AddWithInplace(Op("sigmoid", "logistic function", {In("x")}, {Out("out")}));
+  t.AddWithInplace(Op("softmax", "softmax along axis", {In("x")}, {Out("out")}, {I32("axis", -1)}));
+  t.Add(Op("relu_grad", "gradient of relu", {In("out"), In("out_grad")}, {Out("x_grad")}));
+  t.Add(Op("gelu_grad", "gradient of gelu", {In("x"), In("out_grad")}, {Out("x_grad")},
+           {Bool("approximate", false)}));
+  t.Add(Op("tanh_grad", "gradient of tanh", {In("out"), In("out_grad")}, {Out("x_grad")}));
+  t.Add(Op("sigmoid_grad", "gradient of sigmoid", {In("out"), In("out_grad")}, {Out("x_grad")}));
+  t.Add(Op("softmax_grad", "gradient of softmax", {In("out"), In("out_grad")}, {Out("x_grad")},
+           {I32("axis", -1)}));
+
+  t.Add(Op("layer_norm", "layer normalization", {In("x"), Opt("scale"), Opt("bias")},
+           {Out("out"), Out("mean"), Out("variance")},
+           {F32("epsilon", 1e-5f), I32("begin_norm_axis", 1)}));
+  t.Add(Op("layer_norm_grad", "gradient of layer_norm",
+           {In("x"), Opt("scale"), Opt("bias"), In("mean"), In("variance"), In("out_grad")},
+           {Out("x_grad"), OptOut("scale_grad"), OptOut("bias_grad")},
+           {F32("epsilon", 1e-5f), I32("begin_norm_axis", 1)}));
+  // `sparse` comes from the legacy is_sparse (legacy_ops.yaml signature).
+  t.Add(Op("embedding", "row lookup of ids x in weight", {In("x"), In("weight")}, {Out("out")},
+           {I64("padding_idx", -1), Bool("sparse", false)}));
+  t.Add(Op("embedding_grad", "gradient of embedding", {In("x"), In("weight"), In("out_grad")},
+           {Out("weight_grad")}, {I64("padding_idx", -1), Bool("sparse", false)}));
+
+  // IntArray / Scalar operands: mutable attributes (see the file comment).
+  t.AddWithInplace(Op("scale", "x * scale + bias (or (x + bias) * scale)", {In("x"), In("scale")},
+                      {Out("out")}, {F32("bias", 0.0f), Bool("bias_after_scale", true)}));
+  t.AddWithInplace(Op("cast", "converts to dtype", {In("x")}, {Out("out")},
+                      {Req("dtype", AttrKind::kDataType)}));
+  // dropout's p is a non-mutable Scalar(float): PIR stores it as a Float attribute.
+  t.Add(Op("dropout", "random zeroing", {In("x"), Opt("seed_tensor")}, {Out("out"), Out("mask")},
+           {F32("p", 0.5f), Bool("is_test", false), Str("mode", "upscale_in_train"), I32("seed", 0),
+            Bool("fix_seed", false)}));
+  t.Add(Op("dropout_grad", "gradient of dropout", {In("mask"), In("out_grad")}, {Out("x_grad")},
+           {F32("p", 0.5f), Bool("is_test", false), Str("mode", "upscale_in_train")}));
+  t.Add(Op("mean", "mean over axis", {In("x")}, {Out("out")},
+           {IntArr("axis", {}), Bool("keepdim", false)}));
+  t.Add(Op("mean_grad", "gradient of mean", {In("x"), In("out_grad")}, {Out("x_grad")},
+           {IntArr("axis", {}), Bool("keepdim", false), Bool("reduce_all", false)}));
+  t.Add(Op("sum", "sum over axis", {In("x"), In("axis")}, {Out("out")},
+           {Dtype("dtype", DataType::kUndefined), Bool("keepdim", false)}));
+  t.Add(Op("sum_grad", "gradient of sum", {In("x"), In("out_grad"), In("axis")}, {Out("x_grad")},
+           {Bool("keepdim", false), Bool("reduce_all", false)}));
+  t.Add(Op("mean_all", "mean of all elements", {In("x")}, {Out("out")}));
+  t.Add(Op("mean_all_grad", "gradient of mean_all", {In("x"), In("out_grad")}, {Out("x_grad")}));
+  t.Add(Op("cross_entropy_with_softmax", "softmax then cross entropy", {In("input"), In("label")},
+           {Out("softmax"), Out("loss")},
+           {Bool("soft_label", false), Bool("use_softmax", true), Bool("numeric_stable_mode", true),
+            I32("ignore_index", -100), I32("axis", -1)}));
+  t.Add(Op("cross_entropy_with_softmax_grad", "gradient of cross_entropy_with_softmax",
+           {In("label"), In("softmax"), In("loss_grad")}, {Out("input_grad")},
+           {Bool("soft_label", false), Bool("use_softmax", true), Bool("numeric_stable_mode", true),
+            I32("ignore_index", -100), I32("axis", -1)}));
+  t.Add(Op("add_n", "sum of a vector of tensors", {Vec("inputs")}, {Out("out")}));
+  t.AddWithInplace(Op("tril", "lower triangle", {In("x")}, {Out("out")}, {I32("diagonal", 0)}));
+  t.AddWithInplace(Op("triu", "upper triangle", {In("x")}, {Out("out")}, {I32("diagonal", 0)}));
+  t.Add(Op("equal", "x == y", {In("x"), In("y")}, {Out("out")}));
+  t.Add(Op("less_than", "x < y", {In("x"), In("y")}, {Out("out")}));
+  t.Add(Op("logical_not", "!x", {In("x")}, {Out("out")}));
+  t.Add(Inplace(Op("increment", "x + value", {In("x")}, {Out("out")}, {F32("value", 1.0f)})));
+}
+
+void AddShapeAndCreation(Table& t) {
+  // reshape keeps the two-output form (out, xshape) of the 3.0 yaml; reshape_grad reads xshape.
+  t.AddWithInplace(
+      Op("reshape", "changes the shape", {In("x"), In("shape")}, {Out("out"), OptOut("xshape")}));
+  t.Add(Op("reshape_grad", "gradient of reshape", {In("xshape"), In("out_grad")}, {Out("x_grad")}));
+  t.Add(Op("transpose", "permutes dims", {In("x")}, {Out("out")}, {Ints("perm", {})}));
+  t.Add(Op("transpose_grad", "gradient of transpose", {In("out_grad")}, {Out("x_grad")},
+           {Ints("perm", {})}));
+  t.Add(Op("concat", "joins a vector of tensors along axis", {Vec("x"), In("axis")}, {Out("out")}));
+  t.Add(Op("concat_grad", "gradient of concat", {Vec("x"), In("out_grad"), In("axis")},
+           {VecOut("x_grad")}));
+  t.Add(Op("split", "splits into sections along axis", {In("x"), In("sections"), In("axis")},
+           {VecOut("out")}));
+  t.Add(Op("split_with_num", "splits into num equal parts along axis", {In("x"), In("axis")},
+           {VecOut("out")}, {Req("num", AttrKind::kInt32)}));
+  t.Add(Op("slice", "takes starts:ends on axes", {In("input"), In("starts"), In("ends")},
+           {Out("out")},
+           {Int64s("axes", {}), Int64s("infer_flags", {}), Int64s("decrease_axis", {})}));
+  t.Add(Op("slice_grad", "gradient of slice",
+           {In("input"), In("out_grad"), In("starts"), In("ends")}, {Out("input_grad")},
+           {Int64s("axes", {}), Int64s("infer_flags", {}), Int64s("decrease_axis", {})}));
+  // full keeps shape and value as attributes: it is what materializes the mutable ones.
+  t.AddWithInplace(Op("full", "a tensor filled with value", {}, {Out("out")},
+                      {Req("shape", AttrKind::kIntArray), Req("value", AttrKind::kNull),
+                       Dtype("dtype", DataType::kFloat32), PlaceAttr()}));
+  t.Add(Op("full_int_array", "a 1-D int tensor holding value", {}, {Out("out")},
+           {Int64s("value", {}), Dtype("dtype", DataType::kInt64), PlaceAttr()}));
+  t.Add(Op("full_like", "a tensor shaped like x filled with value", {In("x"), In("value")},
+           {Out("out")}, {Dtype("dtype", DataType::kUndefined), PlaceAttr()}));
+  t.Add(Op("assign", "copies x", {In("x")}, {Out("out")}));
+  t.Add(Inplace(Op("assign_out", "copies x into output", {In("x"), In("output")}, {Out("out")})));
+  t.Add(
+      Inplace(Op("assign_value", "writes constant values into output", {In("output")}, {Out("out")},
+                 {Req("shape", AttrKind::kArray), Req("dtype", AttrKind::kDataType),
+                  Req("values", AttrKind::kArray), PlaceAttr()})));
+  t.Add(Op("assign_value", "constant values", {}, {Out("out")},
+           {Req("shape", AttrKind::kArray), Req("dtype", AttrKind::kDataType),
+            Req("values", AttrKind::kArray), PlaceAttr()}));
+  t.Add(Op("uniform", "uniform random values in [min, max)", {In("shape"), In("min"), In("max")},
+           {Out("out")}, {Dtype("dtype", DataType::kFloat32), I32("seed", 0), PlaceAttr()}));
+  t.Add(Op("gaussian", "normal random values", {In("shape")}, {Out("out")},
+           {F32("mean", 0.0f), F32("std", 1.0f), I32("seed", 0), Dtype("dtype", DataType::kFloat32),
+            PlaceAttr()}));
+}
+
+void AddFeedFetchAndOptimizers(Table& t) {
+  t.Add(Op("data", "a program input", {}, {Out("out")},
+           {Req("name", AttrKind::kString), Req("shape", AttrKind::kIntArray),
+            Req("dtype", AttrKind::kDataType), PlaceAttr()}));
+  t.Add(Op("feed", "reads feed column col", {}, {Out("out")},
+           {Req("name", AttrKind::kString), Req("col", AttrKind::kInt32)}));
+  t.Add(SideEffect(Op("fetch", "exposes x as fetch column col", {In("x")}, {Out("out")},
+                      {Req("name", AttrKind::kString), Req("col", AttrKind::kInt32)})));
+
+  t.Add(Inplace(Op("sgd", "stochastic gradient descent step",
+                   {In("param"), In("learning_rate"), In("grad"), Opt("master_param")},
+                   {Out("param_out"), OptOut("master_param_out")},
+                   {Bool("multi_precision", false)})));
+  t.Add(Inplace(
+      Op("momentum", "momentum step",
+         {In("param"), In("grad"), In("velocity"), In("learning_rate"), Opt("master_param")},
+         {Out("param_out"), Out("velocity_out"), OptOut("master_param_out")},
+         {F32("mu", 0.9f), Bool("use_nesterov", false), Str("regularization_method", ""),
+          F32("regularization_coeff", 0.0f), Bool("multi_precision", false),
+          F32("rescale_grad", 1.0f)})));
+  // beta1, beta2, epsilon are mutable Scalars (Beta1Tensor/Beta2Tensor/EpsilonTensor in the old
+  // IR), so operands. moment2_max / amsgrad are the late-2024 additions (§3.5 lists Moment2Max).
+  const std::vector<OperandSpec> adam_operands = {
+      In("param"),         In("grad"),         In("learning_rate"), In("moment1"),
+      In("moment2"),       Opt("moment2_max"), In("beta1_pow"),     In("beta2_pow"),
+      Opt("master_param"), Opt("skip_update"), In("beta1"),         In("beta2"),
+      In("epsilon")};
+  const std::vector<ResultSpec> adam_results = {
+      Out("param_out"),          Out("moment1_out"),   Out("moment2_out"),
+      OptOut("moment2_max_out"), Out("beta1_pow_out"), Out("beta2_pow_out"),
+      OptOut("master_param_out")};
+  std::vector<AttrSpec> adam_attrs = {
+      Bool("lazy_mode", false), I64("min_row_size_to_use_multithread", 1000),
+      Bool("multi_precision", false), Bool("use_global_beta_pow", false), Bool("amsgrad", false)};
+  t.Add(Inplace(Op("adam", "Adam step", adam_operands, adam_results, adam_attrs)));
+  std::vector<AttrSpec> adamw_attrs = {F32("lr_ratio", 1.0f), F32("coeff", 0.01f),
+                                       Bool("with_decay", false)};
+  adamw_attrs.insert(adamw_attrs.end(), adam_attrs.begin(), adam_attrs.end());
+  t.Add(Inplace(Op("adamw", "AdamW step", adam_operands, adam_results, adamw_attrs)));
+}
+
+void AddControlFlow(Table& t) {
+  OpInfo if_op = Op("if", "runs the true or the false region by cond", {In("cond")},
+                    {VecOut("out")}, {{"fake_false_branch", AttrKind::kBool, false, {}}});
+  if_op.num_regions = 2;
+  t.Add(std::move(if_op));
+  OpInfo while_op =
+      Op("while", "runs its body while cond holds", {In("cond"), Vec("inputs")}, {VecOut("out")});
+  while_op.num_regions = 1;
+  t.Add(std::move(while_op));
+}
+
+void AddCommunication(Table& t) {
+  // Phi style (§2.4): all_reduce(x, ring_id=0, reduce_type=0); reduce_type is a ReduceType int.
+  t.AddWithInplace(SideEffect(Op("all_reduce", "reduces x across the ring", {In("x")}, {Out("out")},
+                                 {I32("ring_id", 0), I32("reduce_type", 0)})));
+  t.Add(SideEffect(Op("all_gather", "gathers x from every rank", {In("x")}, {Out("out")},
+                      {I32("ring_id", 0), I32("nranks", 0)})));
+  t.Add(SideEffect(Op("reduce_scatter", "reduces x and scatters the parts", {In("x")}, {Out("out")},
+                      {I32("ring_id", 0), I32("nranks", 1)})));
+  t.AddWithInplace(SideEffect(Op("broadcast", "copies x from root to every rank", {In("x")},
+                                 {Out("out")}, {I32("ring_id", 0), I32("root", 0)})));
+  t.Add(SideEffect(Op("all_to_all", "exchanges parts of x between all ranks", {In("x")},
+                      {Out("out")}, {I32("ring_id", 0)})));
+  t.Add(SideEffect(Op("p_send", "sends x to peer", {In("x")}, {},
+                      {I32("ring_id", 0), I32("peer", 0), Bool("dynamic_shape", false)})));
+  t.Add(SideEffect(Op("p_recv", "receives a tensor from peer", {}, {Out("out")},
+                      {I32("ring_id", 0), I32("peer", 0), Dtype("dtype", DataType::kFloat32),
+                       Bool("dynamic_shape", false)})));
+  t.Add(SideEffect(
+      Op("barrier", "waits for every rank", {In("x")}, {Out("out")}, {I32("ring_id", 0)})));
+
+  // Legacy c_ style (§3.5): X, Out plus ring_id, use_calc_stream, use_model_parallel.
+  const std::vector<AttrSpec> allreduce_attrs = {I32("ring_id", 0), Bool("use_calc_stream", false),
+                                                 Bool("use_model_parallel", false)};
+  for (const char* kind : {"sum", "max", "min", "prod"}) {
+    t.AddWithInplace(
+        SideEffect(Op(std::string("c_allreduce_") + kind, std::string("all-reduce (") + kind + ")",
+                      {In("x")}, {Out("out")}, allreduce_attrs)));
+  }
+  t.Add(SideEffect(Op("c_allgather", "gathers x from every rank", {In("x")}, {Out("out")},
+                      {I32("ring_id", 0), I32("nranks", 0), Bool("use_calc_stream", false)})));
+  t.Add(
+      SideEffect(Op("c_reducescatter", "reduces x and scatters the parts", {In("x")}, {Out("out")},
+                    {I32("ring_id", 0), I32("nranks", 1), Bool("use_calc_stream", false)})));
+  t.AddWithInplace(
+      SideEffect(Op("c_broadcast", "copies x from root to every rank", {In("x")}, {Out("out")},
+                    {I32("ring_id", 0), I32("root", 0), Bool("use_calc_stream", false)})));
+  t.AddWithInplace(SideEffect(Op("c_identity", "identity forward, all-reduce backward", {In("x")},
+                                 {Out("out")}, allreduce_attrs)));
+  const std::vector<AttrSpec> split_concat_attrs = {
+      I32("rank", 0), I32("nranks", 1), I32("ring_id", 0), Bool("use_calc_stream", false),
+      Bool("use_model_parallel", true)};
+  t.Add(SideEffect(Op("c_split", "keeps this rank's part of x's last dim", {In("x")}, {Out("out")},
+                      split_concat_attrs)));
+  t.Add(SideEffect(Op("c_concat", "gathers and concatenates x along the last dim", {In("x")},
+                      {Out("out")}, split_concat_attrs)));
+  t.Add(SideEffect(Op("send_v2", "sends x to peer", {In("x")}, {},
+                      {I32("ring_id", 0), I32("peer", 0), Bool("use_calc_stream", false),
+                       Bool("dynamic_shape", false)})));
+  t.Add(SideEffect(
+      Op("recv_v2", "receives a tensor from peer", {}, {Out("out")},
+         {Ints("out_shape", {}), Dtype("dtype", DataType::kFloat32), I32("peer", 0),
+          I32("ring_id", 0), Bool("use_calc_stream", false), Bool("dynamic_shape", false)})));
+}
+
+}  // namespace
+
+Status RegisterPdOpDialect(OpRegistry& registry) {
+  Table t;
+  AddMath(t);
+  AddShapeAndCreation(t);
+  AddFeedFetchAndOptimizers(t);
+  AddControlFlow(t);
+  AddCommunication(t);
+  return t.RegisterInto(registry);
+}
+
+}  // namespace irm::newir
