@@ -147,7 +147,9 @@ Status RegisterCfDialect(OpRegistry& registry) {
 
 Status RegisterAllDialects(OpRegistry& registry) {
   IRM_RETURN_IF_ERROR(RegisterBuiltinDialect(registry));
-  return RegisterCfDialect(registry);
+  IRM_RETURN_IF_ERROR(RegisterCfDialect(registry));
+  IRM_RETURN_IF_ERROR(RegisterPdOpDialect(registry));
+  return RegisterDistDialect(registry);
 }
 
 }  // namespace irm::newir

@@ -41,7 +41,7 @@ std::string_view DialectOfOpName(std::string_view op_name);
 // "pd_dist" -> "dist_op"; any other dialect -> itself.
 std::string_view OpNamePrefixOfDialect(std::string_view dialect);
 
-// builtin and cf only: pd_op and pd_dist are not wired into the global registry yet.
+// Every dialect: builtin, cf, pd_op and pd_dist (dist_op.*); OpRegistry::Global() holds them.
 Status RegisterAllDialects(OpRegistry& registry);
 
 }  // namespace irm::newir

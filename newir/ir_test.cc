@@ -48,10 +48,12 @@ TEST(IrTest, BuildsASmallProgram) {
   EXPECT_EQ(s.program.CountOps(), 3u);
   EXPECT_EQ(s.program.module().name(), "builtin.module");
   EXPECT_NE(s.program.module().info(), nullptr);
-  // Registered ops carry their table entry; the opaque one does not.
+  // Registered ops carry their table entry; an unregistered name builds an opaque op.
   ASSERT_NE(s.param->info(), nullptr);
   EXPECT_EQ(s.param->info()->name, "builtin.parameter");
-  EXPECT_EQ(s.relu->info(), nullptr);
+  ASSERT_NE(s.relu->info(), nullptr);
+  EXPECT_EQ(s.relu->info()->name, "pd_op.relu");
+  EXPECT_EQ(Operation::Create("pd_op.frobnicate", {}, {}, {})->info(), nullptr);
   EXPECT_EQ(s.relu->dialect(), "pd_op");
   EXPECT_EQ(s.relu->op_name(), "relu");
   EXPECT_EQ(s.relu->operand(0), s.param->result(0));

@@ -19,8 +19,6 @@ const OpRegistry& Tables() {
   static const OpRegistry* const kRegistry = [] {
     auto* r = new OpRegistry();
     Status s = RegisterAllDialects(*r);
-    if (s.ok()) s = RegisterPdOpDialect(*r);
-    if (s.ok()) s = RegisterDistDialect(*r);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return r;
   }();
