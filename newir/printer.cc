@@ -73,19 +73,24 @@ class Printer {
   std::string Take() { return std::move(out_); }
   void Newline() { out_ += '\n'; }
 
-  // `{`, the kwargs line, one line per op, `}` (no newline after the brace).
+  // `{`, the keyword arguments, one line per op, `}`. Unlike Paddle, no newline after the brace:
+  // the caller adds it, so a region op is not followed by an empty line.
   void PrintBlock(const Block& block) {
     Indent();
     out_ += "{\n";
     ++level_;
+    // Paddle's PrintBlock: `^kw:` on its own line, then one keyword argument per line, one level
+    // deeper.
     if (block.num_kwargs() > 0) {
       Indent();
-      out_ += "^kw:";
+      out_ += "^kw:\n";
+      ++level_;
       for (size_t i = 0; i < block.num_kwargs(); ++i) {
-        if (i > 0) out_ += ", ";
+        Indent();
         PrintValue(block.kwarg(i));
+        out_ += '\n';
       }
-      out_ += '\n';
+      --level_;
     }
     for (const Operation& op : block) {
       Indent();
@@ -131,8 +136,9 @@ class Printer {
     }
     out_ += name;
     names_.emplace(v, std::move(name));
-    // A block argument's attributes travel with its first appearance, as Paddle prints them.
-    if (v->IsBlockArgument() && !v->attributes().empty()) {
+    // A block argument's attributes travel with its first appearance, as Paddle prints them
+    // (` {}` when there are none).
+    if (v->IsBlockArgument()) {
       out_ += " ";
       PrintAttributeMap(v->attributes());
     }

@@ -27,7 +27,9 @@ struct PrintOptions {
 
 // The program's top module region as `{` … `}` with four spaces of indentation per nesting level,
 // ending with a newline. Results are named %0, %1, … and positional block arguments %arg_0, … in
-// the order they are first printed; keyword arguments are %kwarg_<name>.
+// the order they are first printed; keyword arguments are %kwarg_<name>. A block argument's
+// first appearance carries its attributes (` {stop_gradient:[true]}`, ` {}` when none); a block
+// with keyword arguments starts with `^kw:` and one keyword argument per line.
 std::string PrintProgram(const Program& program, const PrintOptions& options = {});
 
 // One op (with its nested regions, at indentation level 0, no trailing newline). Value numbering

@@ -145,6 +145,9 @@ TEST(PrinterTest, NestedRegionsAndBlockArguments) {
   Value* arg1 = body.AddArgument(T({2}));
   StatusOr<Value*> lr = body.AddKwarg("lr", T({1}));
   ASSERT_TRUE(lr.ok());
+  StatusOr<Value*> mom = body.AddKwarg("mom", T({1}));
+  ASSERT_TRUE(mom.ok());
+  (*mom)->SetAttribute("persistable", Attribute::Array({Attribute::Bool(true)}));
   Builder inner(body);
   Operation* add1 = inner.Create("pd_op.add", {arg1, arg0}, {T({2})});
   Operation* nested = inner.Create("test.inner", {}, {T({1})}, {}, 1);
@@ -157,8 +160,10 @@ TEST(PrinterTest, NestedRegionsAndBlockArguments) {
             "builtin.tensor<2xf32>\n"
             "    (%1) = \"test.scope\" (%0) {} : (builtin.tensor<2xf32>) -> builtin.tensor<2xf32>\n"
             "    {\n"
-            "        ^kw:%kwarg_lr\n"
-            "        (%2) = \"pd_op.add\" (%arg_0, %arg_1 {stop_gradient:[true]}) {} : "
+            "        ^kw:\n"
+            "            %kwarg_lr {}\n"
+            "            %kwarg_mom {persistable:[true]}\n"
+            "        (%2) = \"pd_op.add\" (%arg_0 {}, %arg_1 {stop_gradient:[true]}) {} : "
             "(builtin.tensor<2xf32>, builtin.tensor<2xf32>) -> builtin.tensor<2xf32>\n"
             "        (%3) = \"test.inner\" () {} : () -> builtin.tensor<1xf32>\n"
             "        {\n"
