@@ -443,7 +443,8 @@ class Parser {
   StatusOr<Attribute> ParsePrefixedAttribute() {
     size_t start = pos_;
     ++pos_;  // '('
-    size_t close = Rest().find(')');
+    // Kinds are short names: do not let a stray '(' swallow the rest of the text.
+    size_t close = Rest().substr(0, 64).find(')');
     if (close == std::string_view::npos) return Expected("')'", "after attribute kind");
     std::string_view kind = Rest().substr(0, close);
     pos_ += close + 1;

@@ -393,6 +393,10 @@ TEST(ParserErrorTest, BadToken) {
             "bad.pir:2:3: error: expected '(' to start an op (its result list), found '#'");
   EXPECT_EQ(ErrorOf("{\n  () = \"builtin.x\" () {a:(Int33)1} : () -> \n}", Unregistered()),
             "bad.pir:2:26: error: unknown attribute kind '(Int33)'");
+  EXPECT_EQ(
+      ErrorOf("{\n  () = \"builtin.x\" () {a:(Int32" + std::string(100, ' ') + ")1} : () -> \n}",
+              Unregistered()),
+      "bad.pir:2:27: error: expected ')' after attribute kind, found 'Int32'");
   EXPECT_EQ(ErrorOf("{\n  () = \"builtin.x\" () {a:(Int32)1x} : () -> \n}", Unregistered()),
             "bad.pir:2:33: error: expected a 32-bit integer, found '1x'");
   EXPECT_EQ(ErrorOf("{\n  () = \"builtin.x\" () {a:(Int32)3000000000} : () -> \n}", Unregistered()),
