@@ -57,12 +57,13 @@ class Writer {
   explicit Writer(const PirJsonWriteOptions& options) : options_(options) {}
 
   json Program(const newir::Program& program) {
-    json regions = json::array();
+    // Subtrees are moved into place, never put in an initializer list: nlohmann copies those.
+    json doc = json::object();
+    doc["base_code"] =
+        json{{"magic", "pir"}, {"version", kPirJsonVersion}, {"trainable", options_.trainable}};
+    json& regions = doc["program"]["regions"] = json::array();
     regions.push_back(Region(program.module().region(0)));
-    return json{
-        {"base_code",
-         {{"magic", "pir"}, {"version", kPirJsonVersion}, {"trainable", options_.trainable}}},
-        {"program", {{"regions", std::move(regions)}}}};
+    return doc;
   }
 
  private:
@@ -224,7 +225,10 @@ class Writer {
   }
 
   static json NamedAttr(const std::string& name, const Attribute& attr) {
-    return json{{"N", name}, {"AT", Attr(attr)}};
+    json j = json::object();
+    j["N"] = name;
+    j["AT"] = Attr(attr);
+    return j;
   }
 
   // "pd_op.matmul" -> "1.matmul"; names of no known dialect are written as they are.
@@ -238,7 +242,10 @@ class Writer {
   json NewResult(const Value* v) {
     const int64_t id = next_result_++;
     ids_[v] = id;
-    return json{{"%", id}, {"TT", Type(v->type())}};
+    json j = json::object();
+    j["%"] = id;
+    j["TT"] = Type(v->type());
+    return j;
   }
 
   // builtin.parameter is compressed only when the `p` form says everything the op holds.
@@ -278,7 +285,11 @@ class Writer {
     a.push_back(*op.attribute("parameter_name").AsString());
     json oa = json::array();
     for (const char* f : kParamOAFlags) oa.push_back(flag(f));
-    json j{{"#", "p"}, {"A", std::move(a)}, {"O", NewResult(op.result(0))}, {"OA", std::move(oa)}};
+    json j = json::object();
+    j["#"] = "p";
+    j["A"] = std::move(a);
+    j["O"] = NewResult(op.result(0));
+    j["OA"] = std::move(oa);
     if (op.HasAttribute("op_dist_attr")) j["DA"] = Attr(op.attribute("op_dist_attr"));
     return j;
   }
@@ -302,10 +313,11 @@ class Writer {
         attrs.push_back(NamedAttr(name, attr));
       }
     }
-    json j{{"#", OpName(op.name())},
-           {"I", std::move(in)},
-           {"O", std::move(out)},
-           {"A", std::move(attrs)}};
+    json j = json::object();
+    j["#"] = OpName(op.name());
+    j["I"] = std::move(in);
+    j["O"] = std::move(out);
+    j["A"] = std::move(attrs);
     if (options_.trainable) j["OA"] = std::move(result_attrs);
     if (op.num_regions() > 0) {
       json regions = json::array();
@@ -318,7 +330,9 @@ class Writer {
   json Arg(const Value* v, bool kwarg) {
     const int64_t id = next_arg_--;
     ids_[v] = id;
-    json j{{"%", id}, {"TT", Type(v->type())}};
+    json j = json::object();
+    j["%"] = id;
+    j["TT"] = Type(v->type());
     if (kwarg) j["key"] = v->kwarg_name();
     if (!v->attributes().empty()) {
       json attrs = json::array();

@@ -251,6 +251,55 @@ TEST(PirJsonTest, ReadsCompressedParameterFixture) {
   EXPECT_NE(program->block().front()->info(), nullptr);
 }
 
+// Dist attributes and types in Paddle's layout, and Paddle's writer quirk of repeating the block
+// arguments under "kwargs" (without a "key"), which the reader skips.
+constexpr char kDistFixture[] = R"({
+  "base_code": {"magic": "pir", "version": 1, "trainable": false},
+  "program": {"regions": [{"#": "region_0", "blocks": [{"#": "block_0",
+    "args": [{"%": -1, "TT": {"#": "0.t_f32"}}],
+    "kwargs": [{"%": -1, "TT": {"#": "0.t_f32"}}],
+    "ops": [
+      {"#": "4.shard_tensor", "I": [{"%": -1}],
+       "O": [{"%": 1, "TT": {"#": "4.t_dist_dtensor", "D": [
+         {"#": "0.t_dtensor", "D": [{"#": "0.t_f32"}, [8, 8], "NCHW", [], 0]},
+         {"#": "4.a_tensor_dist", "D": [{"#": "4.a_process_mesh", "D": [[2], [0, 1], ["x"]]},
+                                        [0, -1], []]},
+         [4, 8]]}}],
+       "A": [{"N": "op_dist_attr", "AT": {"#": "4.a_op_dist", "D": [
+         {"#": "4.a_process_mesh", "D": [[2], [0, 1], ["x"]]},
+         [{"#": "NULL"}],
+         [{"#": "4.a_tensor_dist", "D": [{"#": "4.a_process_mesh", "D": [[2], [0, 1], ["x"]]},
+                                         [-1, -1], [[0, 4]]]}],
+         -1]}}]}
+    ]}]}]}
+})";
+
+TEST(PirJsonTest, ReadsDistFixture) {
+  StatusOr<Program> program = ReadPirJson(kDistFixture, "dist.json");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  EXPECT_EQ(program->block().num_arguments(), 1u);
+  EXPECT_EQ(program->block().num_kwargs(), 0u);
+  const Operation& op = *program->block().front();
+  EXPECT_EQ(op.name(), "dist_op.shard_tensor");
+  EXPECT_EQ(op.result(0)->type().local_dims(), (std::vector<int64_t>{4, 8}));
+  const TensorDistAttr* dist = op.result(0)->type().dist_attr();
+  ASSERT_NE(dist, nullptr);
+  EXPECT_EQ(dist->mesh, (ProcessMesh{{2}, {0, 1}, {"x"}}));
+  EXPECT_EQ(dist->dims_mapping, (std::vector<int64_t>{0, -1}));
+  EXPECT_EQ(dist->partial_status.size(), 0u);
+  const OperationDistAttr* od = op.attribute("op_dist_attr").AsOperationDist();
+  ASSERT_NE(od, nullptr);
+  EXPECT_EQ(od->chunk_id, -1);
+  ASSERT_EQ(od->operands.size(), 1u);
+  EXPECT_TRUE(od->operands[0].IsNull());
+  ASSERT_EQ(od->results.size(), 1u);
+  const TensorDistAttr* result = od->results[0].AsTensorDist();
+  ASSERT_NE(result, nullptr);
+  EXPECT_EQ(result->dims_mapping, (std::vector<int64_t>{-1, -1}));
+  EXPECT_EQ(result->partial_status, (std::map<int64_t, ReduceType>{{0, ReduceType::kAvg}}));
+  EXPECT_FALSE(result->placements.has_value());
+}
+
 std::string Doc(const std::string& ops) {
   return R"({"base_code":{"magic":"pir","version":1,"trainable":true},"program":{"regions":[)"
          R"({"#":"region_0","blocks":[{"#":"block_0","args":[],"ops":[)" +
