@@ -400,63 +400,95 @@ std::string KindOf(const json& j) {
   }
 }
 
-std::string Sub(const std::string& ptr, std::string_view key) {
-  std::string out = ptr + "/";
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
+// A JSON pointer built lazily: each step points at its parent (which outlives it, being a caller's
+// argument or local), and the text is only rendered for a diagnostic, so reading a valid
+// document builds no path strings.
+class Ptr {
+ public:
+  Ptr() = default;
+  Ptr(const Ptr* parent, std::string_view key) : parent_(parent), key_(key) {}
+  Ptr(const Ptr* parent, size_t index) : parent_(parent), index_(index), is_index_(true) {}
+
+  std::string Render() const {
+    if (parent_ == nullptr) return "";
+    std::string out = parent_->Render() + "/";
+    if (is_index_) return out + std::to_string(index_);
+    for (char c : key_) {
+      if (c == '~') {
+        out += "~0";
+      } else if (c == '/') {
+        out += "~1";
+      } else {
+        out += c;
+      }
     }
+    return out;
   }
-  return out;
-}
-std::string Sub(const std::string& ptr, size_t index) { return fmt::format("{}/{}", ptr, index); }
+
+ private:
+  const Ptr* parent_ = nullptr;
+  std::string_view key_;
+  size_t index_ = 0;
+  bool is_index_ = false;
+};
+
+Ptr Sub(const Ptr& ptr, std::string_view key) { return Ptr(&ptr, key); }
+Ptr Sub(const Ptr& ptr, size_t index) { return Ptr(&ptr, index); }
 
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
   StatusOr<newir::Program> Program(const json& doc) {
-    if (!doc.is_object()) return Err("", fmt::format("expected an object, found {}", KindOf(doc)));
+    const Ptr root;
+    if (!doc.is_object()) {
+      return Err(root, fmt::format("expected an object, found {}", KindOf(doc)));
+    }
+    const Ptr base_ptr = Sub(root, "base_code");
+    const Ptr magic_ptr = Sub(base_ptr, "magic");
     const json* base = Find(doc, "base_code");
     const json* magic = base != nullptr && base->is_object() ? Find(*base, "magic") : nullptr;
-    if (magic == nullptr) return Err("/base_code/magic", "not a PIR JSON file: no magic");
+    if (magic == nullptr) return Err(magic_ptr, "not a PIR JSON file: no magic");
     if (!magic->is_string() || magic->get<std::string>() != "pir") {
-      return Err("/base_code/magic",
+      return Err(magic_ptr,
                  fmt::format("not a PIR JSON file: magic is {}, expected \"pir\"", magic->dump()));
     }
-    IRM_RETURN_IF_ERROR(CheckKeys(*base, "/base_code", {"magic", "version", "trainable"}));
+    IRM_RETURN_IF_ERROR(CheckKeys(*base, base_ptr, {"magic", "version", "trainable"}));
     if (const json* v = Find(*base, "version"); v != nullptr && !v->is_number_integer()) {
-      return Err("/base_code/version", fmt::format("expected an integer, found {}", KindOf(*v)));
+      return Err(Sub(base_ptr, "version"),
+                 fmt::format("expected an integer, found {}", KindOf(*v)));
     }
     if (const json* t = Find(*base, "trainable"); t != nullptr && !t->is_boolean()) {
-      return Err("/base_code/trainable", fmt::format("expected a boolean, found {}", KindOf(*t)));
+      return Err(Sub(base_ptr, "trainable"),
+                 fmt::format("expected a boolean, found {}", KindOf(*t)));
     }
-    IRM_RETURN_IF_ERROR(CheckKeys(doc, "", {"base_code", "program"}));
-    IRM_ASSIGN_OR_RETURN(const json* program, Member(doc, "", "program", json::value_t::object));
-    IRM_RETURN_IF_ERROR(CheckKeys(*program, "/program", {"regions"}));
+    IRM_RETURN_IF_ERROR(CheckKeys(doc, root, {"base_code", "program"}));
+    IRM_ASSIGN_OR_RETURN(const json* program, Member(doc, root, "program", json::value_t::object));
+    const Ptr program_ptr = Sub(root, "program");
+    IRM_RETURN_IF_ERROR(CheckKeys(*program, program_ptr, {"regions"}));
     IRM_ASSIGN_OR_RETURN(const json* regions,
-                         Member(*program, "/program", "regions", json::value_t::array));
+                         Member(*program, program_ptr, "regions", json::value_t::array));
+    const Ptr regions_ptr = Sub(program_ptr, "regions");
     if (regions->size() != 1) {
-      return Err("/program/regions",
+      return Err(regions_ptr,
                  fmt::format("expected 1 region (the top module's), found {}", regions->size()));
     }
     newir::Program result;
-    IRM_ASSIGN_OR_RETURN(const json* blocks, RegionBlocks((*regions)[0], "/program/regions/0"));
+    const Ptr region_ptr = Sub(regions_ptr, size_t{0});
+    IRM_ASSIGN_OR_RETURN(const json* blocks, RegionBlocks((*regions)[0], region_ptr));
+    const Ptr blocks_ptr = Sub(region_ptr, "blocks");
     if (blocks->size() != 1) {
-      return Err("/program/regions/0/blocks",
+      return Err(blocks_ptr,
                  fmt::format("expected 1 block (the top block), found {}", blocks->size()));
     }
-    IRM_RETURN_IF_ERROR(Block((*blocks)[0], "/program/regions/0/blocks/0", result.block()));
+    IRM_RETURN_IF_ERROR(Block((*blocks)[0], Sub(blocks_ptr, size_t{0}), result.block()));
     return result;
   }
 
  private:
-  Status Err(const std::string& ptr, std::string message) const {
-    return Status(StatusCode::kParseError, Location::File(file_).With(ptr.empty() ? "/" : ptr),
+  Status Err(const Ptr& ptr, std::string message) const {
+    const std::string where = ptr.Render();
+    return Status(StatusCode::kParseError, Location::File(file_).With(where.empty() ? "/" : where),
                   std::move(message));
   }
 
@@ -465,7 +497,7 @@ class Reader {
     return it == obj.end() ? nullptr : &*it;
   }
 
-  Status CheckKeys(const json& obj, const std::string& ptr,
+  Status CheckKeys(const json& obj, const Ptr& ptr,
                    std::initializer_list<std::string_view> allowed) const {
     for (auto it = obj.begin(); it != obj.end(); ++it) {
       bool ok = false;
@@ -475,7 +507,7 @@ class Reader {
     return Status::Ok();
   }
 
-  Status Expect(const json& j, const std::string& ptr, json::value_t type) const {
+  Status Expect(const json& j, const Ptr& ptr, json::value_t type) const {
     const bool ok = type == json::value_t::number_integer
                         ? j.is_number_integer()
                         : (type == json::value_t::number_float ? j.is_number() : j.type() == type);
@@ -484,7 +516,7 @@ class Reader {
     return Err(ptr, fmt::format("expected {}, found {}", want, KindOf(j)));
   }
 
-  StatusOr<const json*> Member(const json& obj, const std::string& ptr, const char* key,
+  StatusOr<const json*> Member(const json& obj, const Ptr& ptr, const char* key,
                                json::value_t type) const {
     const json* m = Find(obj, key);
     if (m == nullptr) return Err(ptr, fmt::format("missing key '{}'", key));
@@ -492,7 +524,7 @@ class Reader {
     return m;
   }
 
-  StatusOr<int64_t> Int(const json& j, const std::string& ptr) const {
+  StatusOr<int64_t> Int(const json& j, const Ptr& ptr) const {
     if (j.is_number_unsigned() &&
         j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       return Err(ptr, fmt::format("integer {} is out of range", j.dump()));
@@ -501,7 +533,7 @@ class Reader {
     return j.get<int64_t>();
   }
 
-  StatusOr<int32_t> Int32(const json& j, const std::string& ptr) const {
+  StatusOr<int32_t> Int32(const json& j, const Ptr& ptr) const {
     IRM_ASSIGN_OR_RETURN(int64_t v, Int(j, ptr));
     if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
       return Err(ptr, fmt::format("integer {} is out of the int32 range", v));
@@ -509,7 +541,7 @@ class Reader {
     return static_cast<int32_t>(v);
   }
 
-  StatusOr<std::vector<int64_t>> Ints(const json& j, const std::string& ptr) const {
+  StatusOr<std::vector<int64_t>> Ints(const json& j, const Ptr& ptr) const {
     IRM_RETURN_IF_ERROR(Expect(j, ptr, json::value_t::array));
     std::vector<int64_t> out;
     for (size_t i = 0; i < j.size(); ++i) {
@@ -519,14 +551,14 @@ class Reader {
     return out;
   }
 
-  StatusOr<std::string> String(const json& j, const std::string& ptr) const {
+  StatusOr<std::string> String(const json& j, const Ptr& ptr) const {
     IRM_RETURN_IF_ERROR(Expect(j, ptr, json::value_t::string));
     return j.get<std::string>();
   }
 
   // The `D` array of `j`, which must have `arity` elements (described by `what`).
-  StatusOr<const json*> Data(const json& j, const std::string& ptr, const std::string& name,
-                             size_t arity, const char* what) const {
+  StatusOr<const json*> Data(const json& j, const Ptr& ptr, const std::string& name, size_t arity,
+                             const char* what) const {
     IRM_ASSIGN_OR_RETURN(const json* d, Member(j, ptr, "D", json::value_t::array));
     if (d->size() != arity) {
       return Err(Sub(ptr, "D"), fmt::format("'{}' data must have {} elements ({}), found {}", name,
@@ -536,8 +568,7 @@ class Reader {
   }
 
   // Splits "1.a_intarray" into its dialect ("pd_op") and local name; "NULL" has no dialect.
-  StatusOr<std::pair<std::string_view, std::string>> Name(const json& j,
-                                                          const std::string& ptr) const {
+  StatusOr<std::pair<std::string_view, std::string>> Name(const json& j, const Ptr& ptr) const {
     IRM_RETURN_IF_ERROR(Expect(j, ptr, json::value_t::object));
     IRM_ASSIGN_OR_RETURN(const json* n, Member(j, ptr, "#", json::value_t::string));
     const std::string name = n->get<std::string>();
@@ -557,7 +588,7 @@ class Reader {
     return std::pair<std::string_view, std::string>{*dialect, name.substr(dot + 1)};
   }
 
-  StatusOr<LoD> ReadLoD(const json& j, const std::string& ptr) const {
+  StatusOr<LoD> ReadLoD(const json& j, const Ptr& ptr) const {
     IRM_RETURN_IF_ERROR(Expect(j, ptr, json::value_t::array));
     LoD lod;
     for (size_t i = 0; i < j.size(); ++i) {
@@ -572,26 +603,26 @@ class Reader {
     return lod;
   }
 
-  StatusOr<DataLayout> Layout(const json& j, const std::string& ptr) const {
+  StatusOr<DataLayout> Layout(const json& j, const Ptr& ptr) const {
     IRM_ASSIGN_OR_RETURN(std::string s, String(j, ptr));
     const std::optional<DataLayout> layout = DataLayoutFromName(s);
     if (!layout) return Err(ptr, fmt::format("unknown data layout '{}'", s));
     return *layout;
   }
 
-  StatusOr<newir::Type> Dtype(const json& j, const std::string& ptr) const {
+  StatusOr<newir::Type> Dtype(const json& j, const Ptr& ptr) const {
     IRM_ASSIGN_OR_RETURN(newir::Type t, Type(j, ptr));
     if (!t.IsScalar()) return Err(ptr, "a tensor's dtype must be a builtin scalar type");
     return t;
   }
 
-  StatusOr<newir::Type> Type(const json& j, const std::string& ptr) const {
+  StatusOr<newir::Type> Type(const json& j, const Ptr& ptr) const {
     IRM_ASSIGN_OR_RETURN(auto name, Name(j, ptr));
     const std::string full = (*Find(j, "#")).get<std::string>();
     const auto& [dialect, local] = name;
     if (local == "NULL") return newir::Type();
     IRM_RETURN_IF_ERROR(CheckKeys(j, ptr, {"#", "D"}));
-    const std::string d = Sub(ptr, "D");
+    const Ptr d = Sub(ptr, "D");
     if (dialect == "builtin") {
       for (const ScalarName& s : kScalarNames) {
         if (local == s.name) return newir::Type::Scalar(s.kind);
@@ -646,7 +677,7 @@ class Reader {
     return Err(Sub(ptr, "#"), fmt::format("unknown type '{}'", full));
   }
 
-  StatusOr<double> FloatValue(const json& j, const std::string& ptr) const {
+  StatusOr<double> FloatValue(const json& j, const Ptr& ptr) const {
     if (const json* vd = Find(j, "VD")) {
       IRM_ASSIGN_OR_RETURN(std::string s, String(*vd, Sub(ptr, "VD")));
       if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
@@ -659,7 +690,7 @@ class Reader {
     return d->get<double>();
   }
 
-  StatusOr<ProcessMesh> Mesh(const json& j, const std::string& ptr) const {
+  StatusOr<ProcessMesh> Mesh(const json& j, const Ptr& ptr) const {
     IRM_ASSIGN_OR_RETURN(Attribute a, Attr(j, ptr));
     if (a.kind() != AttrKind::kProcessMesh) {
       return Err(ptr, "expected a 4.a_process_mesh attribute");
@@ -667,13 +698,13 @@ class Reader {
     return *a.AsProcessMesh();
   }
 
-  StatusOr<Attribute> Attr(const json& j, const std::string& ptr) const {
+  StatusOr<Attribute> Attr(const json& j, const Ptr& ptr) const {
     IRM_ASSIGN_OR_RETURN(auto name, Name(j, ptr));
     const std::string full = (*Find(j, "#")).get<std::string>();
     const auto& [dialect, local] = name;
     if (local == "NULL") return Attribute();
     IRM_RETURN_IF_ERROR(CheckKeys(j, ptr, {"#", "D", "VD"}));
-    const std::string d = Sub(ptr, "D");
+    const Ptr d = Sub(ptr, "D");
     auto data = [&]() -> StatusOr<const json*> {
       const json* m = Find(j, "D");
       if (m == nullptr) return Err(ptr, "missing key 'D'");
@@ -791,7 +822,7 @@ class Reader {
         OperationDistAttr dist;
         IRM_ASSIGN_OR_RETURN(dist.mesh, Mesh((*o)[0], Sub(d, 0)));
         for (int k = 1; k <= 2; ++k) {
-          const std::string p = Sub(d, k);
+          const Ptr p = Sub(d, k);
           IRM_RETURN_IF_ERROR(Expect((*o)[k], p, json::value_t::array));
           for (size_t i = 0; i < (*o)[k].size(); ++i) {
             IRM_ASSIGN_OR_RETURN(Attribute a, Attr((*o)[k][i], Sub(p, i)));
@@ -811,18 +842,18 @@ class Reader {
     return Err(Sub(ptr, "#"), fmt::format("unknown attribute '{}'", full));
   }
 
-  StatusOr<DataType> ReadDataType(const json& j, const std::string& ptr) const {
+  StatusOr<DataType> ReadDataType(const json& j, const Ptr& ptr) const {
     IRM_ASSIGN_OR_RETURN(std::string s, String(j, ptr));
     const std::optional<DataType> t = DataTypeFromName(s);
     if (!t) return Err(ptr, fmt::format("unknown data type '{}'", s));
     return *t;
   }
 
-  StatusOr<Attribute> TensorDist(const json& t, const std::string& d) const {
+  StatusOr<Attribute> TensorDist(const json& t, const Ptr& d) const {
     TensorDistAttr dist;
     IRM_ASSIGN_OR_RETURN(dist.mesh, Mesh(t[0], Sub(d, 0)));
     IRM_ASSIGN_OR_RETURN(dist.dims_mapping, Ints(t[1], Sub(d, 1)));
-    const std::string pp = Sub(d, 2);
+    const Ptr pp = Sub(d, 2);
     IRM_RETURN_IF_ERROR(Expect(t[2], pp, json::value_t::array));
     for (size_t i = 0; i < t[2].size(); ++i) {
       IRM_ASSIGN_OR_RETURN(std::vector<int64_t> pair, Ints(t[2][i], Sub(pp, i)));
@@ -836,12 +867,12 @@ class Reader {
       dist.partial_status[pair[0]] = *r;
     }
     if (t.size() == 4) {
-      const std::string pl = Sub(d, 3);
+      const Ptr pl = Sub(d, 3);
       IRM_RETURN_IF_ERROR(Expect(t[3], pl, json::value_t::array));
       std::vector<Placement> placements;
       for (size_t i = 0; i < t[3].size(); ++i) {
         const json& p = t[3][i];
-        const std::string at = Sub(pl, i);
+        const Ptr at = Sub(pl, i);
         IRM_RETURN_IF_ERROR(Expect(p, at, json::value_t::array));
         if (p.size() == 1 && p[0] == "R") {
           placements.push_back(Placement::Replicate());
@@ -863,10 +894,10 @@ class Reader {
   }
 
   // Reads an `A`/`OA` list of {"N": name, "AT": attr} into `attrs`.
-  Status NamedAttrs(const json& list, const std::string& ptr, AttributeMap& attrs) const {
+  Status NamedAttrs(const json& list, const Ptr& ptr, AttributeMap& attrs) const {
     IRM_RETURN_IF_ERROR(Expect(list, ptr, json::value_t::array));
     for (size_t i = 0; i < list.size(); ++i) {
-      const std::string at = Sub(ptr, i);
+      const Ptr at = Sub(ptr, i);
       IRM_RETURN_IF_ERROR(Expect(list[i], at, json::value_t::object));
       IRM_RETURN_IF_ERROR(CheckKeys(list[i], at, {"N", "AT"}));
       IRM_ASSIGN_OR_RETURN(const json* n, Member(list[i], at, "N", json::value_t::string));
@@ -883,7 +914,7 @@ class Reader {
 
   // A value definition {"%": id, "TT": type}: returns the id (checked for sign and uniqueness)
   // and the type.
-  StatusOr<std::pair<int64_t, newir::Type>> ValueDef(const json& j, const std::string& ptr,
+  StatusOr<std::pair<int64_t, newir::Type>> ValueDef(const json& j, const Ptr& ptr,
                                                      bool result) const {
     IRM_RETURN_IF_ERROR(Expect(j, ptr, json::value_t::object));
     IRM_ASSIGN_OR_RETURN(const json* idj, Member(j, ptr, "%", json::value_t::number_integer));
@@ -901,7 +932,7 @@ class Reader {
     return std::pair<int64_t, newir::Type>{id, std::move(type)};
   }
 
-  StatusOr<std::string> OpName(const json& op, const std::string& ptr) const {
+  StatusOr<std::string> OpName(const json& op, const Ptr& ptr) const {
     const std::string name = (*Find(op, "#")).get<std::string>();
     const size_t dot = name.find('.');
     bool numeric = dot != std::string::npos && dot > 0;
@@ -918,17 +949,17 @@ class Reader {
     return fmt::format("{}.{}", OpNamePrefixOfDialect(*dialect), name.substr(dot + 1));
   }
 
-  Status Parameter(const json& op, const std::string& ptr, newir::Block& block) {
+  Status Parameter(const json& op, const Ptr& ptr, newir::Block& block) {
     IRM_RETURN_IF_ERROR(CheckKeys(op, ptr, {"#", "A", "O", "OA", "DA", "QA"}));
     IRM_ASSIGN_OR_RETURN(const json* a, Member(op, ptr, "A", json::value_t::array));
-    const std::string ap = Sub(ptr, "A");
+    const Ptr ap = Sub(ptr, "A");
     if (a->size() != 4) {
       return Err(ap, fmt::format("a compressed parameter's A must have 4 elements "
                                  "(is_distributed, is_parameter, need_clip, name), found {}",
                                  a->size()));
     }
     AttributeMap attrs;
-    auto flag = [&](const json& j, const std::string& at) -> StatusOr<Attribute> {
+    auto flag = [&](const json& j, const Ptr& at) -> StatusOr<Attribute> {
       IRM_ASSIGN_OR_RETURN(int64_t v, Int(j, at));
       if (v != 0 && v != 1) return Err(at, fmt::format("expected 0 or 1, found {}", v));
       return Attribute::Array({Attribute::Bool(v == 1)});
@@ -940,7 +971,7 @@ class Reader {
     attrs["parameter_name"] = Attribute::String(std::move(pname));
     for (const char* f : kParamOAFlags) attrs[f] = Attribute::Array({Attribute::Bool(true)});
     if (const json* oa = Find(op, "OA")) {
-      const std::string op_ = Sub(ptr, "OA");
+      const Ptr op_ = Sub(ptr, "OA");
       IRM_RETURN_IF_ERROR(Expect(*oa, op_, json::value_t::array));
       if (oa->size() != 3) {
         return Err(op_, fmt::format("a compressed parameter's OA must have 3 elements "
@@ -952,12 +983,11 @@ class Reader {
       }
     }
     if (const json* da = Find(op, "DA")) {
-      std::string dp = Sub(ptr, "DA");
-      const json* dj = da;
-      if (da->is_array() && da->size() == 1) {
-        dj = &(*da)[0];
-        dp = Sub(dp, 0);
-      }
+      const Ptr da_ptr = Sub(ptr, "DA");
+      const Ptr first_ptr = Sub(da_ptr, size_t{0});
+      const bool wrapped = da->is_array() && da->size() == 1;
+      const json* dj = wrapped ? &(*da)[0] : da;
+      const Ptr& dp = wrapped ? first_ptr : da_ptr;
       IRM_ASSIGN_OR_RETURN(Attribute dist, Attr(*dj, dp));
       if (dist.kind() != AttrKind::kOperationDist) {
         return Err(dp, "expected a 4.a_op_dist attribute");
@@ -973,7 +1003,7 @@ class Reader {
     return Status::Ok();
   }
 
-  Status Op(const json& op, const std::string& ptr, newir::Block& block) {
+  Status Op(const json& op, const Ptr& ptr, newir::Block& block) {
     IRM_RETURN_IF_ERROR(Expect(op, ptr, json::value_t::object));
     IRM_ASSIGN_OR_RETURN(const json* n, Member(op, ptr, "#", json::value_t::string));
     if (*n == "p") return Parameter(op, ptr, block);
@@ -981,10 +1011,10 @@ class Reader {
     IRM_ASSIGN_OR_RETURN(std::string name, OpName(op, ptr));
     std::vector<Value*> operands;
     if (const json* in = Find(op, "I")) {
-      const std::string ip = Sub(ptr, "I");
+      const Ptr ip = Sub(ptr, "I");
       IRM_RETURN_IF_ERROR(Expect(*in, ip, json::value_t::array));
       for (size_t i = 0; i < in->size(); ++i) {
-        const std::string at = Sub(ip, i);
+        const Ptr at = Sub(ip, i);
         IRM_RETURN_IF_ERROR(Expect((*in)[i], at, json::value_t::object));
         IRM_RETURN_IF_ERROR(CheckKeys((*in)[i], at, {"%"}));
         IRM_ASSIGN_OR_RETURN(const json* idj,
@@ -1002,7 +1032,7 @@ class Reader {
     std::vector<int64_t> ids;
     std::vector<newir::Type> types;
     if (const json* out = Find(op, "O")) {
-      const std::string op_ = Sub(ptr, "O");
+      const Ptr op_ = Sub(ptr, "O");
       IRM_RETURN_IF_ERROR(Expect(*out, op_, json::value_t::array));
       std::set<int64_t> here;
       for (size_t i = 0; i < out->size(); ++i) {
@@ -1032,8 +1062,9 @@ class Reader {
     const size_t num_regions = regions != nullptr ? regions->size() : 0;
     Operation* created = block.PushBack(Operation::Create(
         name, operands, types, std::move(attrs), num_regions, OpRegistry::Global().Lookup(name)));
+    const Ptr regions_ptr = Sub(ptr, "regions");
     for (size_t i = 0; i < num_regions; ++i) {
-      const std::string rp = Sub(Sub(ptr, "regions"), i);
+      const Ptr rp = Sub(regions_ptr, i);
       IRM_ASSIGN_OR_RETURN(const json* blocks, RegionBlocks((*regions)[i], rp));
       for (size_t b = 0; b < blocks->size(); ++b) {
         IRM_RETURN_IF_ERROR(
@@ -1045,24 +1076,24 @@ class Reader {
     return Status::Ok();
   }
 
-  StatusOr<const json*> RegionBlocks(const json& region, const std::string& ptr) const {
+  StatusOr<const json*> RegionBlocks(const json& region, const Ptr& ptr) const {
     IRM_RETURN_IF_ERROR(Expect(region, ptr, json::value_t::object));
     IRM_RETURN_IF_ERROR(CheckKeys(region, ptr, {"#", "blocks"}));
     return Member(region, ptr, "blocks", json::value_t::array);
   }
 
-  Status Block(const json& block, const std::string& ptr, newir::Block& out) {
+  Status Block(const json& block, const Ptr& ptr, newir::Block& out) {
     IRM_RETURN_IF_ERROR(Expect(block, ptr, json::value_t::object));
     IRM_RETURN_IF_ERROR(CheckKeys(block, ptr, {"#", "args", "kwargs", "ops"}));
     for (const char* key : {"args", "kwargs"}) {
       const json* list = Find(block, key);
       if (list == nullptr) continue;
       const bool kwarg = key[0] == 'k';
-      const std::string lp = Sub(ptr, key);
+      const Ptr lp = Sub(ptr, key);
       IRM_RETURN_IF_ERROR(Expect(*list, lp, json::value_t::array));
       for (size_t i = 0; i < list->size(); ++i) {
         const json& arg = (*list)[i];
-        const std::string at = Sub(lp, i);
+        const Ptr at = Sub(lp, i);
         IRM_RETURN_IF_ERROR(Expect(arg, at, json::value_t::object));
         IRM_RETURN_IF_ERROR(CheckKeys(arg, at, {"%", "TT", "A", "key"}));
         const json* k = Find(arg, "key");
@@ -1087,7 +1118,7 @@ class Reader {
       }
     }
     if (const json* ops = Find(block, "ops")) {
-      const std::string op_ = Sub(ptr, "ops");
+      const Ptr op_ = Sub(ptr, "ops");
       IRM_RETURN_IF_ERROR(Expect(*ops, op_, json::value_t::array));
       for (size_t i = 0; i < ops->size(); ++i) {
         IRM_RETURN_IF_ERROR(Op((*ops)[i], Sub(op_, i), out));

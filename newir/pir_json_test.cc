@@ -346,6 +346,15 @@ TEST(PirJsonTest, RejectsUndefinedValueId) {
             "twice");
 }
 
+TEST(PirJsonTest, LocatesErrorsInNestedRegions) {
+  EXPECT_EQ(
+      ReadError(Doc(R"({"#":"1.if","regions":[{"#":"region_1","blocks":[)"
+                    R"({"#":"block_1","args":[],"ops":[]},)"
+                    R"({"#":"block_2","args":[],"ops":[{"#":"2.yield","I":[{"%":-3}]}]}]}]})")),
+      "bad.json: /program/regions/0/blocks/0/ops/0/regions/0/blocks/1/ops/0/I/0: error: "
+      "undefined value id -3");
+}
+
 TEST(PirJsonTest, RejectsBadDtypeName) {
   EXPECT_EQ(
       ReadError(Doc(R"({"#":"1.full","A":[{"N":"dtype","AT":{"#":"1.a_dtype","D":"float33"}}]})")),
