@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include <charconv>
 #include <limits>
 #include <unordered_map>
@@ -705,6 +708,15 @@ class Parser {
     size_t name_at = pos_;
     if (Peek() != '"') return Expected("an op name in quotes", "");
     IRM_ASSIGN_OR_RETURN(std::string op_name, ParseString());
+    // Op names are `dialect.op` identifiers; the printer writes them unescaped, so anything else
+    // could not survive a print/parse round trip.
+    const bool identifier =
+        !op_name.empty() && std::all_of(op_name.begin(), op_name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+        });
+    if (!identifier) {
+      return ErrorAt(name_at, "op names are made of letters, digits, '_' and '.'");
+    }
     const OpInfo* info = options_.registry->Lookup(op_name);
     if (info == nullptr && !options_.allow_unregistered) {
       return ErrorAt(name_at, fmt::format("unknown op '{}'", op_name));

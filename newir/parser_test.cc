@@ -432,6 +432,15 @@ TEST(ParserErrorTest, UnknownOp) {
   EXPECT_EQ(ErrorOf(text, Unregistered()), "parsed");
 }
 
+// Found by pir_text_fuzzer: a name with a newline or NUL printed back unescaped and broke the
+// print/parse round trip.
+TEST(ParserErrorTest, OpNameMustBeAnIdentifier) {
+  EXPECT_EQ(ErrorOf("{\n  () = \"pd_op.a b\" () {} : () -> \n}", Unregistered()),
+            "bad.pir:2:8: error: op names are made of letters, digits, '_' and '.'");
+  EXPECT_EQ(ErrorOf("{\n  () = \"\" () {} : () -> \n}", Unregistered()),
+            "bad.pir:2:8: error: op names are made of letters, digits, '_' and '.'");
+}
+
 TEST(ParserErrorTest, TypeListMismatch) {
   const std::string def =
       "{\n(%0) = \"builtin.parameter\" () {parameter_name:\"p\"} : () -> builtin.tensor<f32>\n";
