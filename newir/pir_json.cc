@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/json_pointer.h"
 #include "newir/dialect.h"
 
 namespace irm::newir {
@@ -411,17 +412,9 @@ class Ptr {
 
   std::string Render() const {
     if (parent_ == nullptr) return "";
-    std::string out = parent_->Render() + "/";
-    if (is_index_) return out + std::to_string(index_);
-    for (char c : key_) {
-      if (c == '~') {
-        out += "~0";
-      } else if (c == '/') {
-        out += "~1";
-      } else {
-        out += c;
-      }
-    }
+    std::string out = parent_->Render();
+    if (is_index_) return out + "/" + std::to_string(index_);
+    AppendJsonPointerToken(&out, key_);
     return out;
   }
 

@@ -11,26 +11,13 @@
 #include <vector>
 
 #include "oldir/op_role.h"
+#include "oldir/test_bytes.h"
 
 namespace irm::oldir {
 namespace {
 
-std::string B(std::initializer_list<int> bytes) {
-  std::string out;
-  for (int b : bytes) out.push_back(static_cast<char>(b));
-  return out;
-}
-
-std::string Hex(const std::string& bytes) {
-  std::string out;
-  char buf[4];
-  for (unsigned char c : bytes) {
-    std::snprintf(buf, sizeof buf, "%02x ", c);
-    out += buf;
-  }
-  if (!out.empty()) out.pop_back();
-  return out;
-}
+using wire_test::B;
+using wire_test::Hex;
 
 // One value per AttrType, with the type's number and name and the name of its value field, all
 // written out by hand from framework.proto.

@@ -13,6 +13,7 @@
 
 #include "common/file_io.h"
 #include "common/host_tensor.h"
+#include "common/json_pointer.h"
 #include "oldir/program_io.h"
 #include "oldir/validator.h"
 
@@ -38,18 +39,9 @@ Location JsonLocation(const std::string& file, const std::string& pointer) {
   return loc;
 }
 
-// RFC 6901: '~' and '/' inside a key are escaped as ~0 and ~1.
 std::string Child(const std::string& pointer, std::string_view key) {
-  std::string out = pointer + "/";
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
+  std::string out = pointer;
+  AppendJsonPointerToken(&out, key);
   return out;
 }
 std::string Child(const std::string& pointer, size_t index) {

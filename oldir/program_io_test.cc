@@ -20,6 +20,7 @@
 
 #include "common/file_io.h"
 #include "oldir/editor.h"
+#include "oldir/test_bytes.h"
 #include "oldir/wire_check.h"
 
 namespace irm::oldir {
@@ -27,22 +28,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string B(std::initializer_list<int> bytes) {
-  std::string out;
-  for (int b : bytes) out.push_back(static_cast<char>(b));
-  return out;
-}
-
-std::string Hex(const std::string& bytes) {
-  std::string out;
-  char buf[4];
-  for (unsigned char c : bytes) {
-    std::snprintf(buf, sizeof buf, "%02x ", c);
-    out += buf;
-  }
-  if (!out.empty()) out.pop_back();
-  return out;
-}
+using wire_test::B;
+using wire_test::Hex;
 
 #define EXPECT_BYTES(actual, expected) EXPECT_EQ(Hex(actual), Hex(expected))
 

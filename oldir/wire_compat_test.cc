@@ -20,29 +20,15 @@
 #include "oldir/editor.h"
 #include "oldir/program.h"
 #include "oldir/program_io.h"
+#include "oldir/test_bytes.h"
 
 namespace irm::oldir {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Bytes from a list of byte values; characters may be written as 'r'.
-std::string B(std::initializer_list<int> bytes) {
-  std::string out;
-  for (int b : bytes) out.push_back(static_cast<char>(b));
-  return out;
-}
-
-std::string Hex(const std::string& bytes) {
-  std::string out;
-  char buf[4];
-  for (unsigned char c : bytes) {
-    std::snprintf(buf, sizeof buf, "%02x ", c);
-    out += buf;
-  }
-  if (!out.empty()) out.pop_back();
-  return out;
-}
+using wire_test::B;
+using wire_test::Hex;
 
 template <typename M>
 std::string Wire(const M& message) {

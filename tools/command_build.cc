@@ -12,7 +12,13 @@
 namespace irm::tools {
 namespace {
 
-StatusOr<oldir::Bundle> Build(const BuildCommand& command, oldir::models::ModelPrograms* model) {
+// Op counts of the written programs, for the summary line.
+struct BuildResult {
+  int64_t startup_ops = 0;
+  int64_t main_ops = 0;
+};
+
+StatusOr<BuildResult> Build(const BuildCommand& command, oldir::models::ModelPrograms* model) {
   if (command.model == BuildCommand::Model::kMlp) {
     IRM_RETURN_IF_ERROR(oldir::models::BuildMlp(command.mlp, model));
   } else {
@@ -39,14 +45,15 @@ StatusOr<oldir::Bundle> Build(const BuildCommand& command, oldir::models::ModelP
 
   oldir::RankProgramsOptions options;
   options.text_copies = command.text_copies;
+  // Each program is built (copied out of its builder) once: for writing and for the counts.
+  const oldir::Program startup = model->startup.Build();
   std::map<std::string, oldir::Program> programs;
   programs.emplace("main", model->main.Build());
-  IRM_ASSIGN_OR_RETURN(
-      oldir::BundleRank rank,
-      oldir::WriteLegacyRankPrograms(command.output, 0, model->startup.Build(), programs, options));
+  IRM_ASSIGN_OR_RETURN(oldir::BundleRank rank, oldir::WriteLegacyRankPrograms(
+                                                   command.output, 0, startup, programs, options));
   bundle.ranks.push_back(std::move(rank));
   IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, command.output));
-  return bundle;
+  return BuildResult{startup.num_ops(), programs.at("main").num_ops()};
 }
 
 }  // namespace
@@ -57,11 +64,10 @@ int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) 
                 err);
   }
   oldir::models::ModelPrograms model;
-  StatusOr<oldir::Bundle> bundle = Build(command, &model);
-  if (!bundle.ok()) return Fail(bundle.status(), err);
+  StatusOr<BuildResult> built = Build(command, &model);
+  if (!built.ok()) return Fail(built.status(), err);
   out << fmt::format("{}: wrote a single-rank bundle: startup {} ops, main {} ops, loss '{}'\n",
-                     command.output, model.startup.Build().num_ops(), model.main.Build().num_ops(),
-                     model.loss);
+                     command.output, built->startup_ops, built->main_ops, model.loss);
   return kExitOk;
 }
 
