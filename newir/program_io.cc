@@ -1,0 +1,56 @@
+// File I/O of new-IR programs: format detection and the dispatch to the text and JSON forms.
+#include "newir/program_io.h"
+
+#include "common/file_io.h"
+#include "newir/pir_json.h"
+
+namespace irm::newir {
+
+const char* FileFormatName(FileFormat format) {
+  return format == FileFormat::kJson ? "json" : "pir";
+}
+
+std::optional<FileFormat> DetectFileFormat(std::string_view bytes) {
+  auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  size_t i = 0;
+  while (i < bytes.size() && is_blank(bytes[i])) ++i;
+  if (i == bytes.size() || bytes[i] != '{') return std::nullopt;
+  for (++i; i < bytes.size() && is_blank(bytes[i]); ++i) {
+  }
+  if (i == bytes.size()) return FileFormat::kText;
+  return bytes[i] == '"' ? FileFormat::kJson : FileFormat::kText;
+}
+
+std::optional<FileFormat> FileFormatFromPath(std::string_view path) {
+  if (path.ends_with(".pir")) return FileFormat::kText;
+  if (path.ends_with(".json")) return FileFormat::kJson;
+  return std::nullopt;
+}
+
+StatusOr<Program> ParseProgramFile(std::string_view bytes, const std::string& file,
+                                   std::optional<FileFormat> format, const ReadOptions& options) {
+  const FileFormat actual = format.value_or(DetectFileFormat(bytes).value_or(FileFormat::kText));
+  if (actual == FileFormat::kJson) return ReadPirJson(bytes, file);
+  ParseOptions parse;
+  parse.allow_unregistered = options.allow_unregistered;
+  return ParseProgram(bytes, file, parse);
+}
+
+StatusOr<Program> LoadProgramFile(const std::string& path, std::optional<FileFormat> format,
+                                  const ReadOptions& options) {
+  IRM_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  return ParseProgramFile(bytes, path == "-" ? "<stdin>" : path, format, options);
+}
+
+std::string SerializeProgramFile(const Program& program, FileFormat format,
+                                 const PrintOptions& print) {
+  if (format == FileFormat::kJson) return WritePirJson(program) + "\n";
+  return PrintProgram(program, print);
+}
+
+Status SaveProgramFile(const Program& program, const std::string& path, FileFormat format,
+                       const PrintOptions& print) {
+  return WriteFileAtomically(path, SerializeProgramFile(program, format, print));
+}
+
+}  // namespace irm::newir
