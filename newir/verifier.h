@@ -11,15 +11,16 @@
 //   result of an op that encloses it, a value of a sibling region (or of another block of the
 //   same region: each block is its own scope), nor a value outside this program.
 // - Registration. An op without a table entry (info() null) is an error unless allow_unregistered
-//   is set; such ops are then checked for scoping only. An op whose name the registry knows but
-//   that carries no entry is always an error (it was built without the registry).
+//   is set; such ops (and the arguments of their blocks) are then checked for scoping only. An op
+//   whose name the registry knows but that carries no entry is always an error (it was built
+//   without the registry).
 // - The table (op_info.h): operand and result counts (an any_count slot takes any number of
 //   values), empty operand slots only where optional, a non-null type on every result (null only
-//   for optional results) and every block argument, a vector value exactly in the variadic
-//   slots (and int_array operands), required attributes present, declared kinds respected,
-//   region counts. Every block of every region of a registered op other than builtin.module ends
-//   with a terminator (cf.yield); a terminator is the last op of its block and is never in the
-//   top block.
+//   for optional results) and every block argument, a vector value in every variadic slot that is
+//   not any_count and in no plain slot (int_array operands take either), required attributes
+//   present and non-null, declared kinds respected, region counts. Every block of every region of
+//   a registered op other than builtin.module ends with a terminator (cf.yield); a terminator is
+//   the last op of its block and is never in the top block.
 // - Dist consistency (verify_dist.h): every pd_dist.tensor type of a result or block argument
 //   (vector elements included), and every op_dist_attr, tensor dist and process mesh attribute.
 // - The op's OpVerifyFn hook, when the checks above found nothing wrong with the op (so a
