@@ -115,17 +115,17 @@ Status RegisterBuiltinDialect(OpRegistry& registry) {
        .side_effect = true},
       {.name = "builtin.combine",
        .summary = "packs values into a vector",
-       .operands = {{"inputs", false, true}},
-       .results = {{"out"}},
+       .operands = {{"inputs", false, true, true}},
+       .results = {{"out", false, true}},
        .verify = VerifyCombine},
       {.name = "builtin.split",
        .summary = "unpacks a vector into one value per element",
-       .operands = {{"input"}},
-       .results = {{"outputs", false, true}},
+       .operands = {{"input", false, true}},
+       .results = {{"outputs", false, true, true}},
        .verify = VerifySplit},
       {.name = "builtin.slice",
        .summary = "takes one element of a vector",
-       .operands = {{"input"}},
+       .operands = {{"input", false, true}},
        .results = {{"out"}},
        .attributes = {{"index", AttrKind::kInt32, true, {}}},
        .verify = VerifySlice},
@@ -141,7 +141,7 @@ Status RegisterBuiltinDialect(OpRegistry& registry) {
 Status RegisterCfDialect(OpRegistry& registry) {
   return registry.Register({.name = "cf.yield",
                             .summary = "ends a region, passing values to the enclosing op",
-                            .operands = {{"inputs", false, true}},
+                            .operands = {{"inputs", false, true, true}},
                             .terminator = true});
 }
 

@@ -17,16 +17,29 @@ namespace irm::newir {
 
 class Operation;
 
+// How many values a slot takes and of what shape, as far as the table can say:
+// - a plain slot (neither flag) takes one value that is not a vector (a tensor, tensor array,
+//   selected rows or dist tensor);
+// - variadic takes one vector value (PIR's Tensor[]: built by builtin.combine, taken apart by
+//   builtin.split or builtin.slice);
+// - variadic with any_count takes any number of separate values of any type (cf.yield's inputs,
+//   builtin.combine's inputs, builtin.split's and pd_op.if's results, pd_op.while's loop values).
+//   Only the last slot of an op's operand (or result) list may be any_count.
+// An operand marked int_array is a mutable IntArray attribute turned operand (ops.yaml): one
+// tensor, or a vector of scalar tensors (builtin.combine of the list's items).
 struct OperandSpec {
   std::string name = {};
   bool optional = false;  // the slot may hold no value
-  bool variadic = false;  // a vector value (built by builtin.combine) or any count (cf.yield)
+  bool variadic = false;
+  bool any_count = false;
+  bool int_array = false;
 };
 
 struct ResultSpec {
   std::string name = {};
-  bool optional = false;
+  bool optional = false;  // the result may have a null type (Paddle's absent optional output)
   bool variadic = false;
+  bool any_count = false;
 };
 
 struct AttrSpec {

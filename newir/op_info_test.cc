@@ -1,7 +1,12 @@
 // Tests of the op table and registry: the builtin and cf entries, duplicate registration, dialect
-// ids, and the builtin verifier hooks on good and bad ops.
+// ids, the self-consistency of every registered entry, and the builtin verifier hooks on good and
+// bad ops.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
 
 #include "newir/builder.h"
 #include "newir/dialect.h"
@@ -57,6 +62,65 @@ TEST(OpInfoTest, DialectJsonIds) {
   EXPECT_FALSE(DialectJsonId("mlir").has_value());
   EXPECT_EQ(DialectFromJsonId(3), "custom_op");
   EXPECT_FALSE(DialectFromJsonId(9).has_value());
+}
+
+// What every entry must say of itself, whoever wrote the table: the rules the verifier, printer
+// and parser rely on (op_info.h).
+template <typename Spec>
+void ExpectSlotsConsistent(const OpInfo& info, const std::vector<Spec>& slots, const char* what) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const Spec& s = slots[i];
+    const std::string where = info.name + " " + what + " '" + s.name + "'";
+    EXPECT_FALSE(s.name.empty()) << info.name << " " << what << " " << i;
+    EXPECT_TRUE(names.insert(s.name).second) << where << " is declared twice";
+    if (s.any_count) {
+      EXPECT_TRUE(s.variadic) << where << ": any_count without variadic";
+      EXPECT_EQ(i + 1, slots.size()) << where << ": only the last slot may be any_count";
+      EXPECT_FALSE(s.optional) << where << ": an any_count slot is never optional";
+    }
+  }
+}
+
+TEST(OpInfoTest, EveryRegisteredEntryIsSelfConsistent) {
+  const OpRegistry& r = OpRegistry::Global();
+  size_t seen = 0;
+  for (const DialectInfo& dialect : kDialects) {
+    for (const OpInfo* info : r.OpsOfDialect(OpNamePrefixOfDialect(dialect.name))) {
+      ++seen;
+      SCOPED_TRACE(info->name);
+      EXPECT_EQ(r.Lookup(info->name), info);
+      EXPECT_EQ(DialectOfOpName(info->name), dialect.name);
+      EXPECT_GT(info->name.size(), info->name.find('.') + 1) << "empty op name after the dot";
+      EXPECT_FALSE(info->summary.empty());
+      ExpectSlotsConsistent(*info, info->operands, "operand");
+      ExpectSlotsConsistent(*info, info->results, "result");
+      for (const OperandSpec& o : info->operands) {
+        EXPECT_FALSE(o.int_array && o.variadic) << o.name << ": int_array is a single slot";
+      }
+      std::set<std::string> attrs;
+      for (const AttrSpec& a : info->attributes) {
+        EXPECT_FALSE(a.name.empty());
+        EXPECT_TRUE(attrs.insert(a.name).second) << "attribute '" << a.name << "' twice";
+        if (a.required) {
+          EXPECT_TRUE(a.default_value.IsNull()) << a.name << ": required, with a default";
+        }
+        if (!a.default_value.IsNull() && a.kind != AttrKind::kNull) {
+          EXPECT_EQ(a.default_value.kind(), a.kind) << "default of '" << a.name << "'";
+        }
+      }
+      if (info->terminator) {
+        EXPECT_TRUE(info->results.empty());
+        EXPECT_EQ(info->num_regions, 0u);
+      }
+      if (info->inplace) {
+        EXPECT_FALSE(info->operands.empty()) << "in place on no input";
+      }
+    }
+  }
+  // Every op sits in a dialect of kDialects.
+  EXPECT_EQ(seen, r.size());
+  EXPECT_GT(seen, 100u);
 }
 
 class BuiltinVerifyTest : public ::testing::Test {

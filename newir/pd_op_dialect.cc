@@ -3,22 +3,35 @@
 // communication ops in both the phi style (all_reduce, ...) and the legacy c_ style (§2.4).
 // Signatures follow Paddle's ops.yaml / backward.yaml as PIR generates them: IntArray and Scalar
 // attributes that the yaml marks as mutable become operands (PIR materializes them with
-// pd_op.full / pd_op.full_int_array), so they are listed here as operands, in yaml order.
+// pd_op.full / pd_op.full_int_array), so they are listed here as operands, in yaml order; an
+// IntArray one may also be a vector of scalar tensors (a list with tensor items). The verifier
+// hooks of the ops with related types are in pd_op_verify.cc.
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "newir/dialect.h"
+#include "newir/pd_op_verify.h"
 
 namespace irm::newir {
 namespace {
 
-OperandSpec In(std::string name) { return {std::move(name), false, false}; }
-OperandSpec Opt(std::string name) { return {std::move(name), true, false}; }
-OperandSpec Vec(std::string name) { return {std::move(name), false, true}; }
-ResultSpec Out(std::string name) { return {std::move(name), false, false}; }
-ResultSpec OptOut(std::string name) { return {std::move(name), true, false}; }
-ResultSpec VecOut(std::string name) { return {std::move(name), false, true}; }
+OperandSpec In(std::string name) { return {.name = std::move(name)}; }
+OperandSpec Opt(std::string name) { return {.name = std::move(name), .optional = true}; }
+// One vector value (Tensor[]).
+OperandSpec Vec(std::string name) { return {.name = std::move(name), .variadic = true}; }
+// Any number of separate values (control flow).
+OperandSpec Many(std::string name) {
+  return {.name = std::move(name), .variadic = true, .any_count = true};
+}
+// A mutable IntArray: a tensor, or a vector of scalar tensors.
+OperandSpec IntArrayIn(std::string name) { return {.name = std::move(name), .int_array = true}; }
+ResultSpec Out(std::string name) { return {.name = std::move(name)}; }
+ResultSpec OptOut(std::string name) { return {.name = std::move(name), .optional = true}; }
+ResultSpec VecOut(std::string name) { return {.name = std::move(name), .variadic = true}; }
+ResultSpec ManyOut(std::string name) {
+  return {.name = std::move(name), .variadic = true, .any_count = true};
+}
 
 AttrSpec Req(std::string name, AttrKind kind) { return {std::move(name), kind, true, {}}; }
 // An attribute with a default; its kind is the default's.
@@ -73,6 +86,10 @@ OpInfo SideEffect(OpInfo op) {
   op.side_effect = true;
   return op;
 }
+OpInfo Verified(OpInfo op, OpVerifyFn verify) {
+  op.verify = verify;
+  return op;
+}
 
 class Table {
  public:
@@ -92,14 +109,16 @@ class Table {
 };
 
 void AddMath(Table& t) {
-  t.Add(Op("matmul", "matrix product", {In("x"), In("y")}, {Out("out")},
-           {Bool("transpose_x", false), Bool("transpose_y", false)}));
+  t.Add(Verified(Op("matmul", "matrix product", {In("x"), In("y")}, {Out("out")},
+                    {Bool("transpose_x", false), Bool("transpose_y", false)}),
+                 VerifyMatmulOp));
   t.Add(Op("matmul_grad", "gradient of matmul", {In("x"), In("y"), In("out_grad")},
            {Out("x_grad"), Out("y_grad")},
            {Bool("transpose_x", false), Bool("transpose_y", false)}));
   for (const char* name : {"add", "subtract", "multiply", "divide"}) {
     t.AddWithInplace(
-        Op(name, std::string("elementwise ") + name, {In("x"), In("y")}, {Out("out")}));
+        Verified(Op(name, std::string("elementwise ") + name, {In("x"), In("y")}, {Out("out")}),
+                 VerifyElementwiseBinaryOp));
   }
   // backward.yaml: the binary grads keep `axis` (always -1 after translation); divide_grad also
   // reads `out`.
@@ -153,10 +172,10 @@ void AddMath(Table& t) {
            {IntArr("axis", {}), Bool("keepdim", false)}));
   t.Add(Op("mean_grad", "gradient of mean", {In("x"), In("out_grad")}, {Out("x_grad")},
            {IntArr("axis", {}), Bool("keepdim", false), Bool("reduce_all", false)}));
-  t.Add(Op("sum", "sum over axis", {In("x"), In("axis")}, {Out("out")},
+  t.Add(Op("sum", "sum over axis", {In("x"), IntArrayIn("axis")}, {Out("out")},
            {Dtype("dtype", DataType::kUndefined), Bool("keepdim", false)}));
-  t.Add(Op("sum_grad", "gradient of sum", {In("x"), In("out_grad"), In("axis")}, {Out("x_grad")},
-           {Bool("keepdim", false), Bool("reduce_all", false)}));
+  t.Add(Op("sum_grad", "gradient of sum", {In("x"), In("out_grad"), IntArrayIn("axis")},
+           {Out("x_grad")}, {Bool("keepdim", false), Bool("reduce_all", false)}));
   t.Add(Op("mean_all", "mean of all elements", {In("x")}, {Out("out")}));
   t.Add(Op("mean_all_grad", "gradient of mean_all", {In("x"), In("out_grad")}, {Out("x_grad")}));
   t.Add(Op("cross_entropy_with_softmax", "softmax then cross entropy", {In("input"), In("label")},
@@ -178,8 +197,8 @@ void AddMath(Table& t) {
 
 void AddShapeAndCreation(Table& t) {
   // reshape keeps the two-output form (out, xshape) of the 3.0 yaml; reshape_grad reads xshape.
-  t.AddWithInplace(
-      Op("reshape", "changes the shape", {In("x"), In("shape")}, {Out("out"), OptOut("xshape")}));
+  t.AddWithInplace(Op("reshape", "changes the shape", {In("x"), IntArrayIn("shape")},
+                      {Out("out"), OptOut("xshape")}));
   t.Add(Op("reshape_grad", "gradient of reshape", {In("xshape"), In("out_grad")}, {Out("x_grad")}));
   t.Add(Op("transpose", "permutes dims", {In("x")}, {Out("out")}, {Ints("perm", {})}));
   t.Add(Op("transpose_grad", "gradient of transpose", {In("out_grad")}, {Out("x_grad")},
@@ -187,20 +206,24 @@ void AddShapeAndCreation(Table& t) {
   t.Add(Op("concat", "joins a vector of tensors along axis", {Vec("x"), In("axis")}, {Out("out")}));
   t.Add(Op("concat_grad", "gradient of concat", {Vec("x"), In("out_grad"), In("axis")},
            {VecOut("x_grad")}));
-  t.Add(Op("split", "splits into sections along axis", {In("x"), In("sections"), In("axis")},
-           {VecOut("out")}));
+  t.Add(Op("split", "splits into sections along axis",
+           {In("x"), IntArrayIn("sections"), In("axis")}, {VecOut("out")}));
   t.Add(Op("split_with_num", "splits into num equal parts along axis", {In("x"), In("axis")},
            {VecOut("out")}, {Req("num", AttrKind::kInt32)}));
-  t.Add(Op("slice", "takes starts:ends on axes", {In("input"), In("starts"), In("ends")},
-           {Out("out")},
+  t.Add(Op("slice", "takes starts:ends on axes",
+           {In("input"), IntArrayIn("starts"), IntArrayIn("ends")}, {Out("out")},
            {Int64s("axes", {}), Int64s("infer_flags", {}), Int64s("decrease_axis", {})}));
   t.Add(Op("slice_grad", "gradient of slice",
-           {In("input"), In("out_grad"), In("starts"), In("ends")}, {Out("input_grad")},
+           {In("input"), In("out_grad"), IntArrayIn("starts"), IntArrayIn("ends")},
+           {Out("input_grad")},
            {Int64s("axes", {}), Int64s("infer_flags", {}), Int64s("decrease_axis", {})}));
-  // full keeps shape and value as attributes: it is what materializes the mutable ones.
-  t.AddWithInplace(Op("full", "a tensor filled with value", {}, {Out("out")},
-                      {Req("shape", AttrKind::kIntArray), Req("value", AttrKind::kNull),
-                       Dtype("dtype", DataType::kFloat32), PlaceAttr()}));
+  // full keeps shape and value as attributes: it is what materializes the mutable ones. full_
+  // fills an existing tensor: ops.yaml's full_(Tensor output, ...) with inplace (output -> out).
+  const std::vector<AttrSpec> full_attrs = {Req("shape", AttrKind::kIntArray),
+                                            Req("value", AttrKind::kNull),
+                                            Dtype("dtype", DataType::kFloat32), PlaceAttr()};
+  t.Add(Op("full", "a tensor filled with value", {}, {Out("out")}, full_attrs));
+  t.Add(Inplace(Op("full", "fills output with value", {In("output")}, {Out("out")}, full_attrs)));
   t.Add(Op("full_int_array", "a 1-D int tensor holding value", {}, {Out("out")},
            {Int64s("value", {}), Dtype("dtype", DataType::kInt64), PlaceAttr()}));
   t.Add(Op("full_like", "a tensor shaped like x filled with value", {In("x"), In("value")},
@@ -214,9 +237,10 @@ void AddShapeAndCreation(Table& t) {
   t.Add(Op("assign_value", "constant values", {}, {Out("out")},
            {Req("shape", AttrKind::kArray), Req("dtype", AttrKind::kDataType),
             Req("values", AttrKind::kArray), PlaceAttr()}));
-  t.Add(Op("uniform", "uniform random values in [min, max)", {In("shape"), In("min"), In("max")},
-           {Out("out")}, {Dtype("dtype", DataType::kFloat32), I32("seed", 0), PlaceAttr()}));
-  t.Add(Op("gaussian", "normal random values", {In("shape")}, {Out("out")},
+  t.Add(Op("uniform", "uniform random values in [min, max)",
+           {IntArrayIn("shape"), In("min"), In("max")}, {Out("out")},
+           {Dtype("dtype", DataType::kFloat32), I32("seed", 0), PlaceAttr()}));
+  t.Add(Op("gaussian", "normal random values", {IntArrayIn("shape")}, {Out("out")},
            {F32("mean", 0.0f), F32("std", 1.0f), I32("seed", 0), Dtype("dtype", DataType::kFloat32),
             PlaceAttr()}));
 }
@@ -264,12 +288,14 @@ void AddFeedFetchAndOptimizers(Table& t) {
 
 void AddControlFlow(Table& t) {
   OpInfo if_op = Op("if", "runs the true or the false region by cond", {In("cond")},
-                    {VecOut("out")}, {{"fake_false_branch", AttrKind::kBool, false, {}}});
+                    {ManyOut("out")}, {{"fake_false_branch", AttrKind::kBool, false, {}}});
   if_op.num_regions = 2;
+  if_op.verify = VerifyIfOp;
   t.Add(std::move(if_op));
   OpInfo while_op =
-      Op("while", "runs its body while cond holds", {In("cond"), Vec("inputs")}, {VecOut("out")});
+      Op("while", "runs its body while cond holds", {In("cond"), Many("inputs")}, {ManyOut("out")});
   while_op.num_regions = 1;
+  while_op.verify = VerifyWhileOp;
   t.Add(std::move(while_op));
 }
 
