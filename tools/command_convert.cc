@@ -1,4 +1,5 @@
-// `ir-migrate convert`: binary <-> text, losslessly. The output format comes from --to, else from
+// `ir-migrate convert`: between the two forms of one IR, losslessly — binary <-> text for legacy
+// programs, PIR text <-> PIR JSON for new-IR ones. The output format comes from --to, else from
 // the output's extension; the write is atomic.
 #include <fmt/format.h>
 
@@ -7,25 +8,29 @@
 #include "tools/exit_code.h"
 
 namespace irm::tools {
+namespace {
 
-int RunConvert(const ConvertCommand& command, std::ostream& out, std::ostream& err) {
-  std::optional<oldir::ProgramFormat> to = command.to;
-  if (!to) to = oldir::ProgramFormatFromPath(command.output);
-  if (!to) {
-    Status status(StatusCode::kInvalidArgument, Location::File(command.output),
-                  "cannot tell the output format from the file name");
-    status.AddNote("use --to binary or --to text, or an extension such as .pdmodel or .prototxt");
-    return Fail(status, err);
+int Emit(const std::string& bytes, const std::string& output, std::ostream& out,
+         std::ostream& err) {
+  if (output == "-") {
+    out << bytes;
+    out.flush();
+    return kExitOk;
   }
-  StatusOr<oldir::Program> program = oldir::LoadProgram(command.input, command.from);
-  if (!program.ok()) return Fail(program.status(), err);
+  Status written = WriteFileAtomically(output, bytes);
+  return written.ok() ? kExitOk : Fail(written, err);
+}
 
+int ConvertLegacy(const ConvertCommand& command, std::string_view input, const std::string& file,
+                  IrFormat from, IrFormat to, std::ostream& out, std::ostream& err) {
+  StatusOr<oldir::Program> program = oldir::ParseProgram(input, file, ToLegacyFormat(from));
+  if (!program.ok()) return Fail(program.status(), err);
   oldir::SerializeOptions options;
   options.drop_unknown_fields_in_text = command.drop_unknown_fields;
-  StatusOr<std::string> bytes = oldir::SerializeProgram(*program, *to, options);
+  StatusOr<std::string> bytes = oldir::SerializeProgram(*program, ToLegacyFormat(to), options);
   if (!bytes.ok()) {
     Status status = bytes.status();
-    status.InFile(command.input);
+    status.InFile(file);
     if (status.code() == StatusCode::kInvalid) {
       // Refusing a lossy conversion is a usage problem, not an invalid program.
       status = Status(StatusCode::kInvalidArgument, status.diagnostic());
@@ -33,13 +38,47 @@ int RunConvert(const ConvertCommand& command, std::ostream& out, std::ostream& e
     }
     return Fail(status, err);
   }
-  if (command.output == "-") {
-    out << *bytes;
-    out.flush();
-    return kExitOk;
+  return Emit(*bytes, command.output, out, err);
+}
+
+int ConvertNewIr(const ConvertCommand& command, std::string_view input, const std::string& file,
+                 IrFormat from, IrFormat to, std::ostream& out, std::ostream& err) {
+  StatusOr<newir::Program> program =
+      newir::ParseProgramFile(input, file, ToNewIrFormat(from), command.newir.ToReadOptions());
+  if (!program.ok()) return Fail(program.status(), err);
+  return Emit(
+      newir::SerializeProgramFile(*program, ToNewIrFormat(to), command.newir.ToPrintOptions()),
+      command.output, out, err);
+}
+
+}  // namespace
+
+int RunConvert(const ConvertCommand& command, std::ostream& out, std::ostream& err) {
+  std::optional<IrFormat> to = command.to;
+  if (!to) to = IrFormatFromPath(command.output);
+  if (!to) {
+    Status status(StatusCode::kInvalidArgument, Location::File(command.output),
+                  "cannot tell the output format from the file name");
+    status.AddNote(
+        "use --to binary|text|pir|json, or an extension such as .pdmodel, .prototxt, .pir or "
+        ".json");
+    return Fail(status, err);
   }
-  Status written = WriteFileAtomically(command.output, *bytes);
-  return written.ok() ? kExitOk : Fail(written, err);
+  const std::string file = command.input == "-" ? "<stdin>" : command.input;
+  StatusOr<std::string> input = ReadFile(command.input);
+  if (!input.ok()) return Fail(input.status(), err);
+  const IrFormat from = command.from.value_or(DetectIrFormat(*input));
+  if (IsNewIr(from) != IsNewIr(*to)) {
+    Status status(StatusCode::kInvalidArgument, Location::File(file),
+                  fmt::format("cannot convert a {} program to {}: convert stays within one IR",
+                              IsNewIr(from) ? "new-IR" : "legacy", IrFormatName(*to)));
+    status.AddNote(IsNewIr(from) ? "a new-IR program converts to pir or json"
+                                 : "a legacy program converts to binary or text; translating it "
+                                   "to the new IR is the translator's job");
+    return Fail(status, err);
+  }
+  return IsNewIr(from) ? ConvertNewIr(command, *input, file, from, *to, out, err)
+                       : ConvertLegacy(command, *input, file, from, *to, out, err);
 }
 
 }  // namespace irm::tools

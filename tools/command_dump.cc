@@ -1,6 +1,7 @@
-// `ir-migrate dump`: a program one line per var and op, or a summary of a tensor file. The kind of
-// input is told from its first bytes: "\x93NUMPY" is .npy, four zero bytes (tensor version 0) are a
-// .pdiparams file — a ProgramDesc never starts with a zero byte — and anything else is a program.
+// `ir-migrate dump`: a legacy program one line per var and op, a new-IR program in PIR text, or a
+// summary of a tensor file. The kind of input is told from its first bytes: "\x93NUMPY" is .npy,
+// four zero bytes (tensor version 0) are a .pdiparams file — a ProgramDesc never starts with a zero
+// byte —, `{` opens a new-IR program (tools/ir_format.h) and anything else is a legacy program.
 #include <fmt/format.h>
 
 #include <cstring>
@@ -87,7 +88,15 @@ StatusOr<std::string> Render(const DumpCommand& command) {
       return DumpParams(command, bytes, file);
     }
   }
-  IRM_ASSIGN_OR_RETURN(oldir::Program program, oldir::ParseProgram(bytes, file, command.format));
+  const IrFormat format = command.format.value_or(DetectIrFormat(bytes));
+  if (IsNewIr(format)) {
+    IRM_ASSIGN_OR_RETURN(
+        newir::Program program,
+        newir::ParseProgramFile(bytes, file, ToNewIrFormat(format), command.newir.ToReadOptions()));
+    return newir::PrintProgram(program, command.newir.ToPrintOptions());
+  }
+  IRM_ASSIGN_OR_RETURN(oldir::Program program,
+                       oldir::ParseProgram(bytes, file, ToLegacyFormat(format)));
   oldir::DumpOptions options;
   options.show_callstack = command.show_callstack;
   options.nest_sub_blocks = !command.flat;

@@ -1,11 +1,14 @@
-// `ir-migrate validate`: every finding of the validator, as compiler-style diagnostics on stderr
-// and a summary line on stdout, or as a JSON report on stdout (--json) for machines. A directory
-// is checked as a bundle (docs/bundle.md): its layout, then every program in it.
+// `ir-migrate validate`: every finding of the legacy validator or the new-IR verifier, as
+// compiler-style diagnostics on stderr and a summary line on stdout, or as a JSON report on stdout
+// (--json) for machines. A directory is checked as a bundle (docs/bundle.md): its layout, then
+// every program in it.
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "common/file_io.h"
+#include "newir/verifier.h"
 #include "oldir/bundle.h"
 #include "oldir/validator.h"
 #include "tools/commands.h"
@@ -93,6 +96,75 @@ int RunValidateBundle(const ValidateCommand& command, std::ostream& out, std::os
   return valid ? kExitOk : kExitCheckFailed;
 }
 
+// Prints the findings about one program (compiler-style diagnostics and a summary line, or a JSON
+// report whose `facts` say what the program holds) and returns the exit code.
+int ReportProgram(const ValidateCommand& command, const std::string& file,
+                  const Diagnostics& findings, const nlohmann::json& facts,
+                  const std::string& summary_facts, std::ostream& out, std::ostream& err) {
+  const int errors = findings.CountOf(Severity::kError);
+  const int warnings = findings.CountOf(Severity::kWarning);
+  const bool valid = errors == 0 && !(command.warnings_as_errors && warnings > 0);
+  if (command.json) {
+    nlohmann::json diagnostics = nlohmann::json::array();
+    for (const Diagnostic& d : findings.items()) diagnostics.push_back(DiagnosticJson(d));
+    nlohmann::json report = {{"file", file}, {"readable", true}, {"valid", valid}};
+    report.update(facts);
+    report["errors"] = errors;
+    report["warnings"] = warnings;
+    report["diagnostics"] = diagnostics;
+    out << report.dump(2) << "\n";
+  } else {
+    err << findings.Render();
+    if (!command.quiet) {
+      out << fmt::format("{}: {}: {}, {}, {}\n", file, valid ? "valid" : "invalid", summary_facts,
+                         Plural(errors, "error"), Plural(warnings, "warning"));
+    }
+  }
+  return valid ? kExitOk : kExitCheckFailed;
+}
+
+int ReportUnreadable(const ValidateCommand& command, const std::string& file, const Status& status,
+                     std::ostream& out, std::ostream& err) {
+  if (!command.json) return Fail(status, err);
+  nlohmann::json report = {{"file", file},
+                           {"readable", false},
+                           {"valid", false},
+                           {"diagnostics", {DiagnosticJson(status.diagnostic())}}};
+  out << report.dump(2) << "\n";
+  return ExitCodeFor(status);
+}
+
+int ValidateNewIr(const ValidateCommand& command, std::string_view bytes, const std::string& file,
+                  IrFormat format, std::ostream& out, std::ostream& err) {
+  newir::ReadOptions read;
+  read.allow_unregistered = command.allow_unregistered;
+  StatusOr<newir::Program> program =
+      newir::ParseProgramFile(bytes, file, ToNewIrFormat(format), read);
+  if (!program.ok()) return ReportUnreadable(command, file, program.status(), out, err);
+  newir::VerifyOptions options;
+  options.file = file;
+  options.allow_unregistered = command.allow_unregistered;
+  const Diagnostics findings = newir::VerifyProgramAll(*program, options);
+  const int ops = static_cast<int>(program->CountOps());
+  return ReportProgram(command, file, findings, {{"ir", "new"}, {"ops", ops}}, Plural(ops, "op"),
+                       out, err);
+}
+
+int ValidateLegacy(const ValidateCommand& command, std::string_view bytes, const std::string& file,
+                   IrFormat format, std::ostream& out, std::ostream& err) {
+  StatusOr<oldir::Program> program = oldir::ParseProgram(bytes, file, ToLegacyFormat(format));
+  if (!program.ok()) return ReportUnreadable(command, file, program.status(), out, err);
+  oldir::ValidateOptions options;
+  options.file = file;
+  options.extra_feeds.insert(command.feeds.begin(), command.feeds.end());
+  const Diagnostics findings = oldir::ValidateProgram(*program, options);
+  const int blocks = program->num_blocks();
+  const int ops = static_cast<int>(program->num_ops());
+  return ReportProgram(command, file, findings,
+                       {{"ir", "legacy"}, {"blocks", blocks}, {"ops", ops}},
+                       Plural(blocks, "block") + ", " + Plural(ops, "op"), out, err);
+}
+
 }  // namespace
 
 int RunValidate(const ValidateCommand& command, std::ostream& out, std::ostream& err) {
@@ -101,48 +173,11 @@ int RunValidate(const ValidateCommand& command, std::ostream& out, std::ostream&
     return RunValidateBundle(command, out, err);
   }
   const std::string file = command.input == "-" ? "<stdin>" : command.input;
-  StatusOr<oldir::Program> program = oldir::LoadProgram(command.input, command.format);
-  if (!program.ok()) {
-    if (!command.json) return Fail(program.status(), err);
-    nlohmann::json report = {{"file", file},
-                             {"readable", false},
-                             {"valid", false},
-                             {"diagnostics", {DiagnosticJson(program.status().diagnostic())}}};
-    out << report.dump(2) << "\n";
-    return ExitCodeFor(program.status());
-  }
-
-  oldir::ValidateOptions options;
-  options.file = file;
-  options.extra_feeds.insert(command.feeds.begin(), command.feeds.end());
-  Diagnostics findings = oldir::ValidateProgram(*program, options);
-
-  const int errors = findings.CountOf(Severity::kError);
-  const int warnings = findings.CountOf(Severity::kWarning);
-  const bool valid = errors == 0 && !(command.warnings_as_errors && warnings > 0);
-
-  if (command.json) {
-    nlohmann::json diagnostics = nlohmann::json::array();
-    for (const Diagnostic& d : findings.items()) diagnostics.push_back(DiagnosticJson(d));
-    nlohmann::json report = {{"file", file},
-                             {"readable", true},
-                             {"valid", valid},
-                             {"blocks", program->num_blocks()},
-                             {"ops", program->num_ops()},
-                             {"errors", errors},
-                             {"warnings", warnings},
-                             {"diagnostics", diagnostics}};
-    out << report.dump(2) << "\n";
-  } else {
-    err << findings.Render();
-    if (!command.quiet) {
-      out << fmt::format("{}: {}: {}, {}, {}, {}\n", file, valid ? "valid" : "invalid",
-                         Plural(program->num_blocks(), "block"),
-                         Plural(static_cast<int>(program->num_ops()), "op"),
-                         Plural(errors, "error"), Plural(warnings, "warning"));
-    }
-  }
-  return valid ? kExitOk : kExitCheckFailed;
+  StatusOr<std::string> bytes = ReadFile(command.input);
+  if (!bytes.ok()) return ReportUnreadable(command, file, bytes.status(), out, err);
+  const IrFormat format = command.format.value_or(DetectIrFormat(*bytes));
+  return IsNewIr(format) ? ValidateNewIr(command, *bytes, file, format, out, err)
+                         : ValidateLegacy(command, *bytes, file, format, out, err);
 }
 
 }  // namespace irm::tools

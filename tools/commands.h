@@ -12,13 +12,15 @@
 #include "oldir/models/mlp.h"
 #include "oldir/optimizer.h"
 #include "oldir/program_io.h"
+#include "tools/ir_format.h"
 
 namespace irm::tools {
 
 struct DumpCommand {
-  std::string input;                           // "-" = stdin
-  std::optional<oldir::ProgramFormat> format;  // nullopt: detect from content
+  std::string input;               // "-" = stdin
+  std::optional<IrFormat> format;  // nullopt: detect from content
   std::string output = "-";
+  NewIrOptions newir;
   bool show_callstack = false;
   bool flat = false;  // blocks one after another instead of nested
   bool hide_vars = false;
@@ -28,20 +30,24 @@ int RunDump(const DumpCommand& command, std::ostream& out, std::ostream& err);
 
 struct ValidateCommand {
   std::string input;
-  std::optional<oldir::ProgramFormat> format;
-  std::vector<std::string> feeds;  // names fed from outside, besides need_check_feed vars
-  bool json = false;               // a JSON report on stdout instead of a summary line
+  std::optional<IrFormat> format;
+  bool allow_unregistered = false;  // new IR: unknown ops are not errors
+  std::vector<std::string> feeds;   // names fed from outside, besides need_check_feed vars
+  bool json = false;                // a JSON report on stdout instead of a summary line
   bool warnings_as_errors = false;
   bool quiet = false;  // no summary line
 };
 int RunValidate(const ValidateCommand& command, std::ostream& out, std::ostream& err);
 
+// Converts within one IR (binary <-> text for legacy programs, pir <-> json for the new IR);
+// crossing from the legacy IR to the new one is translation, not conversion.
 struct ConvertCommand {
   std::string input;
-  std::optional<oldir::ProgramFormat> from;
+  std::optional<IrFormat> from;
   std::string output;
-  std::optional<oldir::ProgramFormat> to;  // nullopt: from the output's extension
+  std::optional<IrFormat> to;  // nullopt: from the output's extension
   bool drop_unknown_fields = false;
+  NewIrOptions newir;
 };
 int RunConvert(const ConvertCommand& command, std::ostream& out, std::ostream& err);
 

@@ -13,16 +13,28 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-// Adds --from/--to style format options whose values are "binary" or "text".
+// Adds --from/--to style format options: binary|text (legacy), pir|json (new IR).
 CLI::Option* AddFormatOption(CLI::App* app, const std::string& name,
-                             std::optional<oldir::ProgramFormat>* target, const std::string& help) {
+                             std::optional<IrFormat>* target, const std::string& help) {
   return app
       ->add_option_function<std::string>(
-          name,
-          [target](const std::string& value) { *target = oldir::ProgramFormatFromName(value); },
-          help)
-      ->check(CLI::IsMember({"binary", "text"}))
-      ->type_name("binary|text");
+          name, [target](const std::string& value) { *target = IrFormatFromName(value); }, help)
+      ->check(CLI::IsMember(IrFormatNames()))
+      ->type_name("binary|text|pir|json");
+}
+
+void AddAllowUnregistered(CLI::App* app, bool* target) {
+  app->add_flag("--allow-unregistered", *target,
+                "New IR: keep ops no dialect registers (opaquely) instead of rejecting them");
+}
+
+// How new-IR programs are read and printed.
+void AddNewIrOptions(CLI::App* app, NewIrOptions* o) {
+  AddAllowUnregistered(app, &o->allow_unregistered);
+  app->add_flag("--print-generic", o->print_generic,
+                "New IR: print every op in the generic form (no custom pd_op.if/while forms)");
+  app->add_flag("--print-debuginfo", o->print_debuginfo,
+                "New IR: print each op's id ([id:N]) after its name");
 }
 
 // Adds an option whose value is one of `names` and is turned into T by `parse`.
@@ -70,9 +82,10 @@ void AddGptOptions(CLI::App* app, oldir::models::GptConfig* c) {
 
 int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{
-      "ir-migrate: read, check and convert PaddlePaddle legacy programs (ProgramDesc) on the way "
-      "to PIR.\nInputs are .pdmodel (binary) or protobuf text, detected from content; '-' is "
-      "standard input.\nExit codes: 0 ok, 1 check failed, 2 bad usage or input, 3 runtime failure.",
+      "ir-migrate: read, check, convert and transform PaddlePaddle programs on the way from the "
+      "legacy IR (ProgramDesc) to PIR.\nInputs are legacy .pdmodel (binary) or protobuf text, or "
+      "new-IR PIR text (.pir) or PIR JSON (.json),\ndetected from content; '-' is standard "
+      "input.\nExit codes: 0 ok, 1 check failed, 2 bad usage or input, 3 runtime failure.",
       "ir-migrate"};
   app.set_version_flag("--version", std::string("ir-migrate ") + kVersion);
   app.require_subcommand(1);
@@ -81,12 +94,13 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   DumpCommand dump;
   CLI::App* dump_app = app.add_subcommand(
       "dump",
-      "Print a program one line per var and op (like Paddle's Program.__str__), or "
-      "summarise a tensor file (.npy, .pdiparams)");
+      "Print a legacy program one line per var and op (like Paddle's Program.__str__), a "
+      "new-IR program as PIR text, or summarise a tensor file (.npy, .pdiparams)");
   dump_app->add_option("file", dump.input, "Program, .npy or .pdiparams file ('-' = stdin)")
       ->required();
   AddFormatOption(dump_app, "--from", &dump.format, "Force the program format");
   dump_app->add_option("-o,--output", dump.output, "Write here (atomically) instead of stdout");
+  AddNewIrOptions(dump_app, &dump.newir);
   dump_app->add_flag("--callstack", dump.show_callstack, "Show op_callstack attributes");
   dump_app->add_flag("--flat", dump.flat, "Print blocks one after another, not nested");
   dump_app->add_flag("--no-vars", dump.hide_vars, "Leave out variable declarations");
@@ -96,14 +110,16 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   ValidateCommand validate;
   CLI::App* validate_app = app.add_subcommand(
       "validate",
-      "Check a program: block tree, dataflow, var declarations, attribute encodings "
-      "and the schema of known ops. Reports every finding.");
+      "Check a program. Legacy: block tree, dataflow, var declarations, attribute encodings and "
+      "the schema of known ops. New IR: the verifier (SSA scoping, op tables, dist attributes). "
+      "Reports every finding.");
   validate_app->add_option("path", validate.input, "Program file ('-' = stdin) or bundle directory")
       ->required();
   AddFormatOption(validate_app, "--from", &validate.format, "Force the program format");
   validate_app->add_option(
       "--feed", validate.feeds,
       "A var fed from outside (repeatable; need_check_feed vars count already)");
+  AddAllowUnregistered(validate_app, &validate.allow_unregistered);
   validate_app->add_flag("--json", validate.json, "Print a JSON report on stdout");
   validate_app->add_flag("--Werror", validate.warnings_as_errors, "Treat warnings as errors");
   validate_app->add_flag("-q,--quiet", validate.quiet, "No summary line");
@@ -111,8 +127,8 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   ConvertCommand convert;
   CLI::App* convert_app = app.add_subcommand(
       "convert",
-      "Convert a program between binary (.pdmodel) and protobuf text (.prototxt), "
-      "losslessly.");
+      "Convert a program between its two forms, losslessly: legacy binary (.pdmodel) <-> "
+      "protobuf text (.prototxt), or new-IR PIR text (.pir) <-> PIR JSON (.json).");
   convert_app->add_option("input", convert.input, "Program file ('-' = stdin)")->required();
   convert_app->add_option("-o,--output", convert.output, "Output file ('-' = stdout)")->required();
   AddFormatOption(convert_app, "--from", &convert.from, "Force the input format");
@@ -120,6 +136,7 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
                   "Output format (default: from the output's extension)");
   convert_app->add_flag("--drop-unknown", convert.drop_unknown_fields,
                         "Allow text output to drop fields the schema does not know");
+  AddNewIrOptions(convert_app, &convert.newir);
 
   BuildCommand build;
   CLI::App* build_app = app.add_subcommand(
