@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "newir/pass_manager.h"
 #include "oldir/models/gpt.h"
 #include "oldir/models/mlp.h"
 #include "oldir/optimizer.h"
@@ -50,6 +51,21 @@ struct ConvertCommand {
   NewIrOptions newir;
 };
 int RunConvert(const ConvertCommand& command, std::ostream& out, std::ostream& err);
+
+// mlir-opt for the new IR: parse, verify, run a pass pipeline, write.
+struct OptCommand {
+  std::string input;  // "-" = stdin; empty only with list_passes
+  std::optional<IrFormat> from;
+  std::string output = "-";
+  std::optional<IrFormat> to;  // nullopt: from the output's extension (PIR text on stdout)
+  std::string pass_pipeline;   // "dce,canonicalize{max-iterations=3}"; empty runs no pass
+  bool list_passes = false;
+  bool pass_timing = false;
+  // Verification, IR printing and dump folder; ir_stream and verifier are set by RunOpt.
+  newir::PassManagerOptions pass_manager;
+  NewIrOptions newir;
+};
+int RunOpt(const OptCommand& command, std::ostream& out, std::ostream& err);
 
 struct BuildCommand {
   enum class Model { kMlp, kGpt };

@@ -138,6 +138,50 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
                         "Allow text output to drop fields the schema does not know");
   AddNewIrOptions(convert_app, &convert.newir);
 
+  OptCommand opt;
+  CLI::App* opt_app = app.add_subcommand(
+      "opt",
+      "Run a pass pipeline over a new-IR program (like mlir-opt): verify the input, run the "
+      "passes, verify after each, write PIR text or JSON");
+  opt_app->add_option("input", opt.input, "New-IR program: PIR text or JSON ('-' = stdin)");
+  opt_app->add_option("-o,--output", opt.output, "Output file ('-' = stdout, the default)");
+  AddFormatOption(opt_app, "--from", &opt.from, "Force the input format");
+  AddFormatOption(opt_app, "--to", &opt.to,
+                  "Output format, pir or json (default: from the output's extension)");
+  opt_app->add_option("--pass-pipeline", opt.pass_pipeline,
+                      "Passes to run, e.g. 'dce,canonicalize{max-iterations=3}'");
+  opt_app->add_flag("--list-passes", opt.list_passes, "List the passes and their options");
+  newir::PassManagerOptions& pm = opt.pass_manager;
+  opt_app->add_flag("--verify-each,!--no-verify-each", pm.verify_each,
+                    "Verify the input and the IR after every pass (default on)");
+  opt_app
+      ->add_option_function<std::vector<std::string>>(
+          "--print-ir-before",
+          [&pm](const std::vector<std::string>& names) {
+            pm.print_ir_before.insert(names.begin(), names.end());
+          },
+          "Print the IR before these passes (comma-separated)")
+      ->delimiter(',');
+  opt_app
+      ->add_option_function<std::vector<std::string>>(
+          "--print-ir-after",
+          [&pm](const std::vector<std::string>& names) {
+            pm.print_ir_after.insert(names.begin(), names.end());
+          },
+          "Print the IR after these passes (comma-separated)")
+      ->delimiter(',');
+  opt_app->add_flag("--print-ir-before-all", pm.print_ir_before_all,
+                    "Print the IR before every pass");
+  opt_app->add_flag("--print-ir-after-all", pm.print_ir_after_all, "Print the IR after every pass");
+  opt_app->add_flag("--print-ir-after-change", pm.print_ir_after_change,
+                    "Print the IR after a pass only when it changed the IR");
+  opt_app->add_flag("--print-ir-after-failure", pm.print_ir_after_failure,
+                    "Print the IR after a pass that failed or broke the IR");
+  opt_app->add_option("--dump-dir", pm.dump_dir,
+                      "Write the input and the IR after each pass as numbered files here");
+  opt_app->add_flag("--pass-timing", opt.pass_timing, "Print wall time per pass on stderr");
+  AddNewIrOptions(opt_app, &opt.newir);
+
   BuildCommand build;
   CLI::App* build_app = app.add_subcommand(
       "build",
@@ -169,6 +213,7 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   if (dump_app->parsed()) return RunDump(dump, out, err);
   if (validate_app->parsed()) return RunValidate(validate, out, err);
   if (convert_app->parsed()) return RunConvert(convert, out, err);
+  if (opt_app->parsed()) return RunOpt(opt, out, err);
   if (build_app->parsed()) {
     build.model = gpt_app->parsed() ? BuildCommand::Model::kGpt : BuildCommand::Model::kMlp;
     return RunBuild(build, out, err);
