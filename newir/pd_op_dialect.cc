@@ -246,11 +246,12 @@ void AddShapeAndCreation(Table& t) {
 }
 
 void AddFeedFetchAndOptimizers(Table& t) {
-  t.Add(Op("data", "a program input", {}, {Out("out")},
-           {Req("name", AttrKind::kString), Req("shape", AttrKind::kIntArray),
-            Req("dtype", AttrKind::kDataType), PlaceAttr()}));
-  t.Add(Op("feed", "reads feed column col", {}, {Out("out")},
-           {Req("name", AttrKind::kString), Req("col", AttrKind::kInt32)}));
+  // Program inputs are part of the program's signature: kept even when nothing reads them.
+  t.Add(SideEffect(Op("data", "a program input", {}, {Out("out")},
+                      {Req("name", AttrKind::kString), Req("shape", AttrKind::kIntArray),
+                       Req("dtype", AttrKind::kDataType), PlaceAttr()})));
+  t.Add(SideEffect(Op("feed", "reads feed column col", {}, {Out("out")},
+                      {Req("name", AttrKind::kString), Req("col", AttrKind::kInt32)})));
   t.Add(SideEffect(Op("fetch", "exposes x as fetch column col", {In("x")}, {Out("out")},
                       {Req("name", AttrKind::kString), Req("col", AttrKind::kInt32)})));
 

@@ -266,8 +266,9 @@ TEST(PdOpDialectTest, InplaceNamesEndWithUnderscoreAndCommOpsHaveSideEffects) {
     EXPECT_EQ(info->inplace, underscore) << info->name;
     inplace += info->inplace ? 1 : 0;
     const std::string short_name = info->name.substr(std::string("pd_op.").size());
-    // fetch is the one non-communication op that must survive dead-code elimination.
-    EXPECT_EQ(info->side_effect, comm.contains(short_name) || short_name == "fetch") << info->name;
+    // Besides communication, the program's inputs and fetch must survive dead-code elimination.
+    const bool program_io = short_name == "fetch" || short_name == "data" || short_name == "feed";
+    EXPECT_EQ(info->side_effect, comm.contains(short_name) || program_io) << info->name;
   }
   EXPECT_GE(inplace, 20u);
   for (const std::string& name : comm) EXPECT_NE(Tables().Lookup("pd_op." + name), nullptr);

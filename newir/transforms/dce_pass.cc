@@ -1,12 +1,11 @@
 // The `dce` pass: dead-code elimination. An op goes when nothing reads its results and it has no
 // effect beyond them. What stays although unused, and why:
 //   * ops marked side_effect in their table entry: communication (all_reduce, c_allreduce_*,
-//     p_send, p_recv, barrier, ...), pd_op.fetch, builtin.shadow_output, builtin.set_parameter and
+//     p_send, p_recv, barrier, ...), pd_op.fetch, builtin.shadow_output, builtin.set_parameter,
 //     builtin.parameter (an unused parameter is still one of the program's parameters: what it
-//     saves and loads must not depend on whether this program reads it);
+//     saves and loads must not depend on whether this program reads it) and the program inputs
+//     pd_op.data and pd_op.feed (the feed list is part of the program's signature);
 //   * in-place ops (inplace: they write their inputs, which other ops may read);
-//   * program inputs pd_op.data and pd_op.feed (the feed list is part of the program's
-//     signature; their table entries do not mark them side_effect, so they are named here);
 //   * unregistered ops (their effects are unknown);
 //   * terminators (cf.yield ends its block);
 //   * ops with regions holding an op of the kinds above other than a terminator (a pd_op.if or
@@ -22,14 +21,10 @@
 namespace irm::newir {
 namespace {
 
-bool IsProgramInput(const Operation& op) {
-  return op.name() == "pd_op.data" || op.name() == "pd_op.feed";
-}
-
 // Effects of the op itself, its regions aside.
 bool HasOwnEffects(const Operation& op) {
   const OpInfo* info = op.info();
-  return info == nullptr || info->side_effect || info->inplace || IsProgramInput(op);
+  return info == nullptr || info->side_effect || info->inplace;
 }
 
 // Records, into `only`, the producers of the values `op` and the ops nested in it read.
