@@ -31,7 +31,8 @@ struct PirJsonWriteOptions {
   int indent = -1;
 };
 
-// Never fails: null types and attributes are written as {"#":"NULL"}, empty operand slots as id 0.
+// Never fails: null types and attributes are written as {"#":"NULL"}, empty operand slots as id 0,
+// and a string that is not valid UTF-8 with U+FFFD in place of each invalid sequence.
 std::string WritePirJson(const Program& program, const PirJsonWriteOptions& options = {});
 
 // Reads a document written by WritePirJson or by Paddle. `file` names the input in diagnostics.

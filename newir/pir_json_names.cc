@@ -22,10 +22,15 @@ const char* ScalarNameOf(TypeKind kind) {
 }
 
 std::string CompressOpName(std::string_view op_name) {
+  const size_t dot = op_name.find('.');
+  if (dot == std::string_view::npos) return std::string(op_name);
   const std::string_view dialect = DialectOfOpName(op_name);
   const std::optional<int> id = DialectJsonId(dialect);
-  if (!id) return std::string(op_name);
-  return fmt::format("{}.{}", *id, op_name.substr(op_name.find('.') + 1));
+  // "pd_dist.x" is no dist op ("dist_op.x" is): compressed, it would read back as one.
+  if (!id || OpNamePrefixOfDialect(dialect) != op_name.substr(0, dot)) {
+    return std::string(op_name);
+  }
+  return fmt::format("{}.{}", *id, op_name.substr(dot + 1));
 }
 
 size_t DialectIdEnd(std::string_view name) {

@@ -100,6 +100,17 @@ class Reader : public AttrReader {
     return Status::Ok();
   }
 
+  // Paddle's writer lists a parameter's dist attributes (op_dist_attr, op_role) under `DA` and its
+  // quant attributes (struct_name) under `QA`, as {"N": name, "AT": attr} entries like `A`'s; an
+  // op of another kind keeps them in `A`, but the lists are read wherever they appear.
+  Status DistAndQuantAttrs(const json& op, const Ptr& ptr, AttributeMap& attrs) const {
+    if (const json* da = Find(op, "DA"))
+      IRM_RETURN_IF_ERROR(NamedAttrs(*da, Sub(ptr, "DA"), attrs));
+    if (const json* qa = Find(op, "QA"))
+      IRM_RETURN_IF_ERROR(NamedAttrs(*qa, Sub(ptr, "QA"), attrs));
+    return Status::Ok();
+  }
+
   // A value definition {"%": id, "TT": type}: returns the id (checked for sign and uniqueness)
   // and the type.
   StatusOr<std::pair<int64_t, newir::Type>> ValueDef(const json& j, const Ptr& ptr,
@@ -167,18 +178,7 @@ class Reader : public AttrReader {
         IRM_ASSIGN_OR_RETURN(attrs[kParamOAFlags[i]], flag((*oa)[i], Sub(op_, i)));
       }
     }
-    if (const json* da = Find(op, "DA")) {
-      const Ptr da_ptr = Sub(ptr, "DA");
-      const Ptr first_ptr = Sub(da_ptr, size_t{0});
-      const bool wrapped = da->is_array() && da->size() == 1;
-      const json* dj = wrapped ? &(*da)[0] : da;
-      const Ptr& dp = wrapped ? first_ptr : da_ptr;
-      IRM_ASSIGN_OR_RETURN(Attribute dist, ReadAttr(*dj, dp));
-      if (dist.kind() != AttrKind::kOperationDist) {
-        return Err(dp, "expected a 4.a_op_dist attribute");
-      }
-      attrs["op_dist_attr"] = std::move(dist);
-    }
+    IRM_RETURN_IF_ERROR(DistAndQuantAttrs(op, ptr, attrs));
     IRM_ASSIGN_OR_RETURN(const json* o, Member(op, ptr, "O", json::value_t::object));
     IRM_ASSIGN_OR_RETURN(auto def, ValueDef(*o, Sub(ptr, "O"), true));
     Operation* created =
@@ -236,10 +236,7 @@ class Reader : public AttrReader {
     if (const json* a = Find(op, "OA")) {
       IRM_RETURN_IF_ERROR(NamedAttrs(*a, Sub(ptr, "OA"), attrs));
     }
-    if (const json* da = Find(op, "DA")) {
-      IRM_ASSIGN_OR_RETURN(Attribute dist, ReadAttr(*da, Sub(ptr, "DA")));
-      attrs["op_dist_attr"] = std::move(dist);
-    }
+    IRM_RETURN_IF_ERROR(DistAndQuantAttrs(op, ptr, attrs));
     const json* regions = Find(op, "regions");
     if (regions != nullptr) {
       IRM_RETURN_IF_ERROR(Expect(*regions, Sub(ptr, "regions"), json::value_t::array));

@@ -172,6 +172,16 @@ TEST(PirJsonTest, SpecialFloatsKeepTheirValues) {
   EXPECT_TRUE(std::signbit(*op.attribute("z").AsDouble()));
 }
 
+// JSON strings are Unicode; the writer must not fail (nlohmann would throw) on other bytes.
+TEST(PirJsonTest, WritesInvalidUtf8WithReplacementCharacters) {
+  Program program;
+  Builder(program.block()).Create("pd_op.x", {}, {}, {{"s", Attribute::String("a\xff")}});
+  const std::string json = WritePirJson(program);
+  EXPECT_NE(json.find("{\"AT\":{\"#\":\"0.a_str\",\"D\":\"a\xEF\xBF\xBD\"},\"N\":\"s\"}"),
+            std::string::npos)
+      << json;
+}
+
 // The whole document of a small program, written by hand from paddle-ir.md §2.2.
 TEST(PirJsonTest, WritesPaddleLayout) {
   Program program;
@@ -189,9 +199,9 @@ TEST(PirJsonTest, WritesPaddleLayout) {
   EXPECT_EQ(WritePirJson(program),
             R"({"base_code":{"magic":"pir","trainable":true,"version":1},)"
             R"("program":{"regions":[{"#":"region_0","blocks":[{"#":"block_0","args":[],"ops":[)"
-            R"({"#":"p","A":[0,1,1,"w"],"O":{"%":1,"TT":)" +
+            R"({"#":"p","A":[0,1,1,"w"],"DA":[],"O":{"%":1,"TT":)" +
                 tensor +
-                R"(},"OA":[1,0,1]},)"
+                R"(},"OA":[1,0,1],"QA":[]},)"
                 R"({"#":"1.relu","A":[],"I":[{"%":1}],"O":[{"%":2,"TT":)" +
                 tensor +
                 R"(}],"OA":[{"AT":{"#":"0.a_array","D":[{"#":"0.a_bool","D":false}]},)"
@@ -202,6 +212,52 @@ TEST(PirJsonTest, WritesPaddleLayout) {
       inference.find(R"({"#":"1.relu","A":[],"I":[{"%":1}],"O":[{"%":2,"TT":)" + tensor + "}]}"),
       std::string::npos)
       << inference;
+}
+
+// A parameter's dist and quant attributes go to its DA and QA lists as named attributes, in
+// Paddle's order (op_dist_attr, op_role; struct_name), and read back into the same op.
+TEST(PirJsonTest, WritesParameterDistAttrsAsNamedLists) {
+  Program program;
+  const ProcessMesh mesh{{2}, {0, 1}, {"x"}};
+  const TensorDistAttr replicated{mesh, {-1}, {}, std::nullopt};
+  Builder(program.block())
+      .Create("builtin.parameter", {}, {T({2})},
+              {{"parameter_name", Attribute::String("w")},
+               {"is_distributed", Flags(false)},
+               {"is_parameter", Flags(true)},
+               {"need_clip", Flags(true)},
+               {"persistable", Flags(true)},
+               {"stop_gradient", Flags(false)},
+               {"trainable", Flags(true)},
+               {"struct_name", Attribute::String("/Linear/")},
+               {"op_role", Attribute::Int32(0)},
+               {"op_dist_attr",
+                Attribute::OperationDist({mesh, {}, {Attribute::TensorDist(replicated)}, -1})}});
+  const std::string mesh_json = R"({"#":"4.a_process_mesh","D":[[2],[0,1],["x"]]})";
+  const std::string json = WritePirJson(program);
+  EXPECT_NE(json.find(R"({"#":"p","A":[0,1,1,"w"],"DA":[{"AT":{"#":"4.a_op_dist","D":[)" +
+                      mesh_json + R"(,[],[{"#":"4.a_tensor_dist","D":[)" + mesh_json +
+                      R"(,[-1],[]]}],-1]},"N":"op_dist_attr"},)"
+                      R"({"AT":{"#":"0.a_i32","D":0},"N":"op_role"}],"O":)"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("OA":[1,0,1],"QA":[{"AT":{"#":"0.a_str","D":"/Linear/"},)"
+                      R"("N":"struct_name"}]})"),
+            std::string::npos)
+      << json;
+  ExpectRoundTrip(program, -1);
+}
+
+// "pd_dist.x" is not the dist op "dist_op.x": it is written as it is, not as "4.x".
+TEST(PirJsonTest, KeepsOpNamesThatOnlyLookLikeADialect) {
+  Program program;
+  Builder b(program.block());
+  b.Create("pd_dist.x", {}, {}, {});
+  b.Create("dist_op.reshard", {}, {}, {});
+  const std::string json = WritePirJson(program);
+  EXPECT_NE(json.find(R"({"#":"pd_dist.x",)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"({"#":"4.reshard",)"), std::string::npos) << json;
+  ExpectRoundTrip(program, -1);
 }
 
 constexpr char kParamFixture[] = R"({

@@ -16,8 +16,10 @@ using pir_json::AttrToJson;
 using pir_json::CompressOpName;
 using pir_json::IsResultAttr;
 using pir_json::json;
+using pir_json::kDistAttrNames;
 using pir_json::kParamAFlags;
 using pir_json::kParamOAFlags;
+using pir_json::kQuantAttrNames;
 using pir_json::TypeToJson;
 
 class Writer {
@@ -40,6 +42,16 @@ class Writer {
     j["N"] = name;
     j["AT"] = AttrToJson(attr);
     return j;
+  }
+
+  // The {"N", "AT"} entries of those of `names` that the op has, in the order of `names`.
+  template <size_t N>
+  static json NamedAttrsOf(const Operation& op, const char* const (&names)[N]) {
+    json list = json::array();
+    for (const char* name : names) {
+      if (op.HasAttribute(name)) list.push_back(NamedAttr(name, op.attribute(name)));
+    }
+    return list;
   }
 
   json NewResult(const Value* v) {
@@ -74,10 +86,9 @@ class Writer {
       if (!is_flag(f)) return false;
       ++seen;
     }
-    if (op.HasAttribute("op_dist_attr")) {
-      if (op.attribute("op_dist_attr").kind() != AttrKind::kOperationDist) return false;
-      ++seen;
-    }
+    // Whatever else the op holds must fit in its DA and QA lists.
+    for (const char* f : kDistAttrNames) seen += op.HasAttribute(f) ? 1 : 0;
+    for (const char* f : kQuantAttrNames) seen += op.HasAttribute(f) ? 1 : 0;
     return seen == op.attributes().size();
   }
 
@@ -92,8 +103,11 @@ class Writer {
     j["#"] = "p";
     j["A"] = std::move(a);
     j["O"] = NewResult(op.result(0));
+    // OA is written even when not trainable (unlike Paddle): the reader could not tell the flags.
     j["OA"] = std::move(oa);
-    if (op.HasAttribute("op_dist_attr")) j["DA"] = AttrToJson(op.attribute("op_dist_attr"));
+    // Paddle writes both lists on every parameter, empty or not.
+    j["DA"] = NamedAttrsOf(op, kDistAttrNames);
+    j["QA"] = NamedAttrsOf(op, kQuantAttrNames);
     return j;
   }
 
@@ -181,7 +195,10 @@ class Writer {
 }  // namespace
 
 std::string WritePirJson(const Program& program, const PirJsonWriteOptions& options) {
-  return Writer(options).Program(program).dump(options.indent);
+  // JSON strings are Unicode: replacing invalid UTF-8 (which nlohmann would throw on) keeps the
+  // writer from failing on a string attribute read from elsewhere.
+  return Writer(options).Program(program).dump(options.indent, ' ', false,
+                                               json::error_handler_t::replace);
 }
 
 }  // namespace irm::newir
