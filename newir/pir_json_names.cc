@@ -24,12 +24,12 @@ const char* ScalarNameOf(TypeKind kind) {
 std::string CompressOpName(std::string_view op_name) {
   const size_t dot = op_name.find('.');
   if (dot == std::string_view::npos) return std::string(op_name);
-  const std::string_view dialect = DialectOfOpName(op_name);
-  const std::optional<int> id = DialectJsonId(dialect);
-  // "pd_dist.x" is no dist op ("dist_op.x" is): compressed, it would read back as one.
-  if (!id || OpNamePrefixOfDialect(dialect) != op_name.substr(0, dot)) {
-    return std::string(op_name);
-  }
+  // Like Paddle's GetCompressOpName, only a prefix that is a dialect's name is replaced: the
+  // pd_dist dialect's ops ("dist_op.reshard") keep their names, and "pd_dist.x", which is no
+  // dist op, must not become "4.x" (which reads back as "dist_op.x").
+  const std::string_view prefix = op_name.substr(0, dot);
+  const std::optional<int> id = DialectJsonId(prefix);
+  if (!id || OpNamePrefixOfDialect(prefix) != prefix) return std::string(op_name);
   return fmt::format("{}.{}", *id, op_name.substr(dot + 1));
 }
 

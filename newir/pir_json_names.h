@@ -45,8 +45,9 @@ inline bool IsResultAttr(std::string_view name) {
   return name == "stop_gradient" || name == "persistable";
 }
 
-// "pd_op.matmul" -> "1.matmul", "dist_op.reshard" -> "4.reshard". A name whose prefix is not
-// the op-name prefix of a dialect with an id is written as it is.
+// "pd_op.matmul" -> "1.matmul", "cf.yield" -> "2.yield". As in Paddle's writer, an op whose
+// name's prefix is not a dialect name keeps its name: "dist_op.reshard" (of dialect pd_dist) and
+// names of unknown dialects. The reader takes both "4.reshard" and "dist_op.reshard".
 std::string CompressOpName(std::string_view op_name);
 
 // The position of the dot that ends a decimal dialect id at the start of `name` ("1.x", "-1.x"),
