@@ -392,6 +392,12 @@ StatusOr<Attribute> AttrReader::ReadAttr(const json& j, const Ptr& ptr) const {
         value.value = x == "NaN"   ? std::numeric_limits<double>::quiet_NaN()
                       : x == "INF" ? std::numeric_limits<double>::infinity()
                                    : -std::numeric_limits<double>::infinity();
+      } else if (x.is_null()) {
+        // nlohmann dumps a non-finite double as null, so that is what Paddle's writer leaves of
+        // a NaN or infinite scalar.
+        return Err(Sub(d, 1),
+                   "a null scalar value (how Paddle's writer saves NaN and infinities) "
+                   "cannot be read back");
       } else {
         return Err(Sub(d, 1), fmt::format("expected a scalar value, found {}", KindOf(x)));
       }

@@ -210,7 +210,9 @@ class Reader : public AttrReader {
           continue;
         }
         auto it = values_.find(id);
-        if (it == values_.end()) return Err(at, fmt::format("undefined value id {}", id));
+        if (it == values_.end() || it->second == nullptr) {
+          return Err(at, fmt::format("undefined value id {}", id));
+        }
         operands.push_back(it->second);
       }
     }
@@ -242,6 +244,9 @@ class Reader : public AttrReader {
       IRM_RETURN_IF_ERROR(Expect(*regions, Sub(ptr, "regions"), json::value_t::array));
     }
     const size_t num_regions = regions != nullptr ? regions->size() : 0;
+    // The result ids are taken (so that the regions cannot define them again) but not yet
+    // readable: null until the regions are read.
+    for (int64_t id : ids) values_[id] = nullptr;
     Operation* created = block.PushBack(Operation::Create(
         name, operands, types, std::move(attrs), num_regions, OpRegistry::Global().Lookup(name)));
     const Ptr regions_ptr = Sub(ptr, "regions");
