@@ -104,7 +104,7 @@ StatusOr<std::string> JsonAccess::String(const json& j, const Ptr& ptr) const {
   return j.get<std::string>();
 }
 
-StatusOr<const json*> JsonAccess::Data(const json& j, const Ptr& ptr, const std::string& name,
+StatusOr<const json*> JsonAccess::Data(const json& j, const Ptr& ptr, std::string_view name,
                                        size_t arity, const char* what) const {
   IRM_ASSIGN_OR_RETURN(const json* d, Member(j, ptr, "D", json::value_t::array));
   if (d->size() != arity) {

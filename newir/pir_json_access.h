@@ -68,7 +68,7 @@ class JsonAccess {
   StatusOr<std::string> String(const json& j, const Ptr& ptr) const;
   // The `D` array of `j`, which must have `arity` elements (described by `what`); `name` is the
   // type or attribute name for the diagnostic.
-  StatusOr<const json*> Data(const json& j, const Ptr& ptr, const std::string& name, size_t arity,
+  StatusOr<const json*> Data(const json& j, const Ptr& ptr, std::string_view name, size_t arity,
                              const char* what) const;
 
  private:

@@ -14,172 +14,261 @@
 namespace irm::newir::pir_json {
 namespace {
 
-json FloatJson(double v, const char* name) {
-  if (std::isnan(v)) return json{{"#", name}, {"VD", "NaN"}};
-  if (std::isinf(v)) return json{{"#", name}, {"VD", v > 0 ? "INF" : "-INF"}};
-  return json{{"#", name}, {"D", v}};
+// {"#": name} or {"#": name, "D": ...}: Begin opens the object and writes the name; the caller
+// writes D's value (if any) and closes the object.
+void Begin(JsonOut& out, std::string_view name) {
+  out.BeginObject();
+  out.Member("#", name);
+}
+void BeginData(JsonOut& out, std::string_view name) {
+  Begin(out, name);
+  out.Key("D");
+}
+void Named(JsonOut& out, std::string_view name) {
+  Begin(out, name);
+  out.EndObject();
 }
 
-json IntsJson(const std::vector<int64_t>& v) {
-  json a = json::array();
-  for (int64_t x : v) a.push_back(x);
-  return a;
-}
-
-json MeshJson(const ProcessMesh& mesh) {
-  json names = json::array();
-  for (const std::string& n : mesh.dim_names) names.push_back(n);
-  return json{
-      {"#", "4.a_process_mesh"},
-      {"D", json::array({IntsJson(mesh.shape), IntsJson(mesh.process_ids), std::move(names)})}};
-}
-
-json TensorDistJson(const TensorDistAttr& dist) {
-  json partial = json::array();
-  for (const auto& [m, r] : dist.partial_status) {
-    partial.push_back(json::array({m, static_cast<int32_t>(r)}));
+// NaN and infinities go to "VD" (JSON has no such numbers).
+void WriteFloat(JsonOut& out, double v, std::string_view name) {
+  Begin(out, name);
+  if (std::isnan(v)) {
+    out.Member("VD", "NaN");
+  } else if (std::isinf(v)) {
+    out.Member("VD", v > 0 ? "INF" : "-INF");
+  } else {
+    out.Key("D");
+    out.Double(v);
   }
-  json d = json::array({MeshJson(dist.mesh), IntsJson(dist.dims_mapping), std::move(partial)});
+  out.EndObject();
+}
+
+void WriteInts(JsonOut& out, const std::vector<int64_t>& v) {
+  out.BeginArray();
+  for (int64_t x : v) out.Int(x);
+  out.EndArray();
+}
+
+void WriteMesh(JsonOut& out, const ProcessMesh& mesh) {
+  BeginData(out, "4.a_process_mesh");
+  out.BeginArray();
+  WriteInts(out, mesh.shape);
+  WriteInts(out, mesh.process_ids);
+  out.BeginArray();
+  for (const std::string& n : mesh.dim_names) out.String(n);
+  out.EndArray();
+  out.EndArray();
+  out.EndObject();
+}
+
+void WriteTensorDist(JsonOut& out, const TensorDistAttr& dist) {
+  BeginData(out, "4.a_tensor_dist");
+  out.BeginArray();
+  WriteMesh(out, dist.mesh);
+  WriteInts(out, dist.dims_mapping);
+  out.BeginArray();
+  for (const auto& [m, r] : dist.partial_status) {
+    out.BeginArray();
+    out.Int(m);
+    out.Int(static_cast<int32_t>(r));
+    out.EndArray();
+  }
+  out.EndArray();
   if (dist.placements) {
-    json placements = json::array();
+    out.BeginArray();
     for (const Placement& p : *dist.placements) {
+      out.BeginArray();
       switch (p.kind) {
         case Placement::Kind::kReplicate:
-          placements.push_back(json::array({"R"}));
+          out.String("R");
           break;
         case Placement::Kind::kShard:
-          placements.push_back(json::array({"S", p.dim}));
+          out.String("S");
+          out.Int(p.dim);
           break;
         case Placement::Kind::kPartial:
-          placements.push_back(json::array({"P", static_cast<int32_t>(p.reduce)}));
+          out.String("P");
+          out.Int(static_cast<int32_t>(p.reduce));
           break;
       }
+      out.EndArray();
     }
-    d.push_back(std::move(placements));
+    out.EndArray();
   }
-  return json{{"#", "4.a_tensor_dist"}, {"D", std::move(d)}};
+  out.EndArray();
+  out.EndObject();
 }
 
 }  // namespace
 
-json NullJson() { return json{{"#", "NULL"}}; }
+void WriteNull(JsonOut& out) { Named(out, "NULL"); }
 
-json TypeToJson(const Type& type) {
-  if (type.IsNull()) return NullJson();
-  if (const char* scalar = ScalarNameOf(type.kind())) {
-    return json{{"#", std::string("0.") + scalar}};
+void WriteType(JsonOut& out, const Type& type) {
+  if (const char* scalar = ScalarJsonNameOf(type.kind())) {
+    Named(out, scalar);
+    return;
   }
-  auto lod = [&] {
-    json l = json::array();
-    for (const auto& level : type.lod()) {
-      json a = json::array();
-      for (size_t x : level) a.push_back(x);
-      l.push_back(std::move(a));
-    }
-    return l;
-  };
   switch (type.kind()) {
     case TypeKind::kDenseTensor:
     case TypeKind::kSelectedRows:
-      return json{
-          {"#", type.kind() == TypeKind::kDenseTensor ? "0.t_dtensor" : "1.t_selected_rows"},
-          {"D", json::array({TypeToJson(type.dtype()), IntsJson(type.dims()),
-                             DataLayoutName(type.layout()), lod(), type.offset()})}};
+      BeginData(out, type.kind() == TypeKind::kDenseTensor ? "0.t_dtensor" : "1.t_selected_rows");
+      out.BeginArray();
+      WriteType(out, type.dtype());
+      WriteInts(out, type.dims());
+      out.String(DataLayoutName(type.layout()));
+      out.BeginArray();
+      for (const auto& level : type.lod()) {
+        out.BeginArray();
+        for (size_t x : level) out.Uint(x);
+        out.EndArray();
+      }
+      out.EndArray();
+      out.Uint(type.offset());
+      out.EndArray();
+      out.EndObject();
+      return;
     case TypeKind::kDenseTensorArray:
-      return json{{"#", "1.t_dense_tensor_array"},
-                  {"D", json::array({TypeToJson(type.dtype()), IntsJson(type.dims()),
-                                     DataLayoutName(type.layout())})}};
-    case TypeKind::kVector: {
-      json d = json::array();
-      for (const Type& e : type.elements()) d.push_back(TypeToJson(e));
-      return json{{"#", "0.t_vec"}, {"D", std::move(d)}};
-    }
+      BeginData(out, "1.t_dense_tensor_array");
+      out.BeginArray();
+      WriteType(out, type.dtype());
+      WriteInts(out, type.dims());
+      out.String(DataLayoutName(type.layout()));
+      out.EndArray();
+      out.EndObject();
+      return;
+    case TypeKind::kVector:
+      BeginData(out, "0.t_vec");
+      out.BeginArray();
+      for (const Type& e : type.elements()) WriteType(out, e);
+      out.EndArray();
+      out.EndObject();
+      return;
     case TypeKind::kDistDenseTensor:
-      return json{{"#", "4.t_dist_dtensor"},
-                  {"D", json::array({TypeToJson(type.dense()), TensorDistJson(*type.dist_attr()),
-                                     IntsJson(type.local_dims())})}};
+      BeginData(out, "4.t_dist_dtensor");
+      out.BeginArray();
+      WriteType(out, type.dense());
+      WriteTensorDist(out, *type.dist_attr());
+      WriteInts(out, type.local_dims());
+      out.EndArray();
+      out.EndObject();
+      return;
     default:
-      return NullJson();
+      WriteNull(out);
+      return;
   }
 }
 
-json AttrToJson(const Attribute& attr) {
+void WriteAttr(JsonOut& out, const Attribute& attr) {
   switch (attr.kind()) {
     case AttrKind::kNull:
-      return NullJson();
+      WriteNull(out);
+      return;
     case AttrKind::kBool:
-      return json{{"#", "0.a_bool"}, {"D", *attr.AsBool()}};
+      BeginData(out, "0.a_bool");
+      out.Bool(*attr.AsBool());
+      break;
     case AttrKind::kInt32:
-      return json{{"#", "0.a_i32"}, {"D", *attr.AsInt32()}};
+      BeginData(out, "0.a_i32");
+      out.Int(*attr.AsInt32());
+      break;
     case AttrKind::kInt64:
-      return json{{"#", "0.a_i64"}, {"D", *attr.AsInt64()}};
+      BeginData(out, "0.a_i64");
+      out.Int(*attr.AsInt64());
+      break;
     case AttrKind::kFloat:
-      return FloatJson(*attr.AsFloat(), "0.a_f32");
+      WriteFloat(out, *attr.AsFloat(), "0.a_f32");
+      return;
     case AttrKind::kDouble:
-      return FloatJson(*attr.AsDouble(), "0.a_f64");
+      WriteFloat(out, *attr.AsDouble(), "0.a_f64");
+      return;
     case AttrKind::kString:
-      return json{{"#", "0.a_str"}, {"D", *attr.AsString()}};
-    case AttrKind::kArray: {
-      json d = json::array();
-      for (const Attribute& e : *attr.AsArray()) d.push_back(AttrToJson(e));
-      return json{{"#", "0.a_array"}, {"D", std::move(d)}};
-    }
+      BeginData(out, "0.a_str");
+      out.String(*attr.AsString());
+      break;
+    case AttrKind::kArray:
+      BeginData(out, "0.a_array");
+      out.BeginArray();
+      for (const Attribute& e : *attr.AsArray()) WriteAttr(out, e);
+      out.EndArray();
+      break;
     case AttrKind::kType:
-      return json{{"#", "0.a_type"}, {"D", TypeToJson(*attr.AsType())}};
+      BeginData(out, "0.a_type");
+      WriteType(out, *attr.AsType());
+      break;
     case AttrKind::kIntArray:
-      return json{{"#", "1.a_intarray"}, {"D", IntsJson(attr.AsIntArray()->values)}};
+      BeginData(out, "1.a_intarray");
+      WriteInts(out, attr.AsIntArray()->values);
+      break;
     case AttrKind::kDataType:
-      return json{{"#", "1.a_dtype"}, {"D", DataTypeName(*attr.AsDataType())}};
+      BeginData(out, "1.a_dtype");
+      out.String(DataTypeName(*attr.AsDataType()));
+      break;
     case AttrKind::kPlace: {
       const Place& p = *attr.AsPlace();
-      return json{{"#", "1.a_place"},
-                  {"D", json::array({static_cast<int32_t>(p.type), p.device, p.device_type})}};
+      BeginData(out, "1.a_place");
+      out.BeginArray();
+      out.Int(static_cast<int32_t>(p.type));
+      out.Int(p.device);
+      out.String(p.device_type);
+      out.EndArray();
+      break;
     }
     case AttrKind::kDataLayout:
-      return json{{"#", "1.a_layout"}, {"D", DataLayoutName(*attr.AsDataLayout())}};
+      BeginData(out, "1.a_layout");
+      out.String(DataLayoutName(*attr.AsDataLayout()));
+      break;
     case AttrKind::kScalar: {
       const ScalarValue& s = *attr.AsScalar();
-      json v;
+      BeginData(out, "1.a_scalar");
+      out.BeginArray();
+      out.String(DataTypeName(s.dtype));
       if (const bool* b = std::get_if<bool>(&s.value)) {
-        v = *b;
+        out.Bool(*b);
       } else if (const int64_t* i = std::get_if<int64_t>(&s.value)) {
-        v = *i;
+        out.Int(*i);
       } else {
         const double d = std::get<double>(s.value);
         if (std::isnan(d)) {
-          v = "NaN";
+          out.String("NaN");
         } else if (std::isinf(d)) {
-          v = d > 0 ? "INF" : "-INF";
+          out.String(d > 0 ? "INF" : "-INF");
         } else {
-          v = d;
+          out.Double(d);
         }
       }
-      return json{{"#", "1.a_scalar"}, {"D", json::array({DataTypeName(s.dtype), v})}};
+      out.EndArray();
+      break;
     }
     case AttrKind::kProcessMesh:
-      return MeshJson(*attr.AsProcessMesh());
+      WriteMesh(out, *attr.AsProcessMesh());
+      return;
     case AttrKind::kTensorDist:
-      return TensorDistJson(*attr.AsTensorDist());
+      WriteTensorDist(out, *attr.AsTensorDist());
+      return;
     case AttrKind::kOperationDist: {
       const OperationDistAttr& o = *attr.AsOperationDist();
-      json operands = json::array();
-      for (const Attribute& a : o.operands) operands.push_back(AttrToJson(a));
-      json results = json::array();
-      for (const Attribute& a : o.results) results.push_back(AttrToJson(a));
-      return json{{"#", "4.a_op_dist"},
-                  {"D", json::array({MeshJson(o.mesh), std::move(operands), std::move(results),
-                                     o.chunk_id})}};
+      BeginData(out, "4.a_op_dist");
+      out.BeginArray();
+      WriteMesh(out, o.mesh);
+      out.BeginArray();
+      for (const Attribute& a : o.operands) WriteAttr(out, a);
+      out.EndArray();
+      out.BeginArray();
+      for (const Attribute& a : o.results) WriteAttr(out, a);
+      out.EndArray();
+      out.Int(o.chunk_id);
+      out.EndArray();
+      break;
     }
   }
-  return NullJson();
+  out.EndObject();
 }
 
-StatusOr<std::pair<std::string_view, std::string>> AttrReader::Name(const json& j,
-                                                                    const Ptr& ptr) const {
+StatusOr<AttrReader::Name> AttrReader::ReadName(const json& j, const Ptr& ptr) const {
   IRM_RETURN_IF_ERROR(Expect(j, ptr, json::value_t::object));
   IRM_ASSIGN_OR_RETURN(const json* n, Member(j, ptr, "#", json::value_t::string));
-  const std::string name = n->get<std::string>();
-  if (name == "NULL") return std::pair<std::string_view, std::string>{"", name};
+  const std::string_view name = n->get_ref<const std::string&>();
+  if (name == "NULL") return Name{"", name, name};
   const size_t dot = DialectIdEnd(name);
   if (dot == std::string::npos || dot >= 6) {
     return Err(Sub(ptr, "#"), fmt::format("'{}' has no dialect id", name));
@@ -190,7 +279,7 @@ StatusOr<std::pair<std::string_view, std::string>> AttrReader::Name(const json& 
   if (!dialect) {
     return Err(Sub(ptr, "#"), fmt::format("unknown dialect id {} in '{}'", id, name));
   }
-  return std::pair<std::string_view, std::string>{*dialect, name.substr(dot + 1)};
+  return Name{*dialect, name.substr(dot + 1), name};
 }
 
 StatusOr<LoD> AttrReader::ReadLoD(const json& j, const Ptr& ptr) const {
@@ -222,9 +311,8 @@ StatusOr<Type> AttrReader::Dtype(const json& j, const Ptr& ptr) const {
 }
 
 StatusOr<Type> AttrReader::ReadType(const json& j, const Ptr& ptr) const {
-  IRM_ASSIGN_OR_RETURN(auto name, Name(j, ptr));
-  const std::string full = (*Find(j, "#")).get<std::string>();
-  const auto& [dialect, local] = name;
+  IRM_ASSIGN_OR_RETURN(const Name name, ReadName(j, ptr));
+  const auto& [dialect, local, full] = name;
   if (local == "NULL") return Type();
   IRM_RETURN_IF_ERROR(CheckKeys(j, ptr, {"#", "D"}));
   const Ptr d = Sub(ptr, "D");
@@ -294,6 +382,13 @@ StatusOr<double> AttrReader::FloatValue(const json& j, const Ptr& ptr) const {
 }
 
 StatusOr<ProcessMesh> AttrReader::Mesh(const json& j, const Ptr& ptr) const {
+  // A mesh is read straight into a ProcessMesh (there is one in every tensor dist attribute);
+  // anything else is read as the attribute it says it is, for that attribute's own diagnostic.
+  if (const json* n = j.is_object() ? Find(j, "#") : nullptr;
+      n != nullptr && n->is_string() && n->get_ref<const std::string&>() == "4.a_process_mesh") {
+    IRM_RETURN_IF_ERROR(CheckKeys(j, ptr, {"#", "D", "VD"}));
+    return MeshData(j, ptr, "4.a_process_mesh");
+  }
   IRM_ASSIGN_OR_RETURN(Attribute a, ReadAttr(j, ptr));
   if (a.kind() != AttrKind::kProcessMesh) {
     return Err(ptr, "expected a 4.a_process_mesh attribute");
@@ -301,10 +396,24 @@ StatusOr<ProcessMesh> AttrReader::Mesh(const json& j, const Ptr& ptr) const {
   return *a.AsProcessMesh();
 }
 
+StatusOr<ProcessMesh> AttrReader::MeshData(const json& j, const Ptr& ptr,
+                                           std::string_view full) const {
+  const Ptr d = Sub(ptr, "D");
+  IRM_ASSIGN_OR_RETURN(const json* m, Data(j, ptr, full, 3, "shape, process ids, dim names"));
+  ProcessMesh mesh;
+  IRM_ASSIGN_OR_RETURN(mesh.shape, Ints((*m)[0], Sub(d, 0)));
+  IRM_ASSIGN_OR_RETURN(mesh.process_ids, Ints((*m)[1], Sub(d, 1)));
+  IRM_RETURN_IF_ERROR(Expect((*m)[2], Sub(d, 2), json::value_t::array));
+  for (size_t i = 0; i < (*m)[2].size(); ++i) {
+    IRM_ASSIGN_OR_RETURN(std::string n, String((*m)[2][i], Sub(Sub(d, 2), i)));
+    mesh.dim_names.push_back(std::move(n));
+  }
+  return mesh;
+}
+
 StatusOr<Attribute> AttrReader::ReadAttr(const json& j, const Ptr& ptr) const {
-  IRM_ASSIGN_OR_RETURN(auto name, Name(j, ptr));
-  const std::string full = (*Find(j, "#")).get<std::string>();
-  const auto& [dialect, local] = name;
+  IRM_ASSIGN_OR_RETURN(const Name name, ReadName(j, ptr));
+  const auto& [dialect, local, full] = name;
   if (local == "NULL") return Attribute();
   IRM_RETURN_IF_ERROR(CheckKeys(j, ptr, {"#", "D", "VD"}));
   const Ptr d = Sub(ptr, "D");
@@ -405,15 +514,7 @@ StatusOr<Attribute> AttrReader::ReadAttr(const json& j, const Ptr& ptr) const {
     }
   } else if (dialect == "pd_dist") {
     if (local == "a_process_mesh") {
-      IRM_ASSIGN_OR_RETURN(const json* m, Data(j, ptr, full, 3, "shape, process ids, dim names"));
-      ProcessMesh mesh;
-      IRM_ASSIGN_OR_RETURN(mesh.shape, Ints((*m)[0], Sub(d, 0)));
-      IRM_ASSIGN_OR_RETURN(mesh.process_ids, Ints((*m)[1], Sub(d, 1)));
-      IRM_RETURN_IF_ERROR(Expect((*m)[2], Sub(d, 2), json::value_t::array));
-      for (size_t i = 0; i < (*m)[2].size(); ++i) {
-        IRM_ASSIGN_OR_RETURN(std::string n, String((*m)[2][i], Sub(Sub(d, 2), i)));
-        mesh.dim_names.push_back(std::move(n));
-      }
+      IRM_ASSIGN_OR_RETURN(ProcessMesh mesh, MeshData(j, ptr, full));
       return Attribute::ProcessMeshAttr(std::move(mesh));
     }
     if (local == "a_tensor_dist") {

@@ -5,15 +5,16 @@
 
 #include "newir/attributes.h"
 #include "newir/pir_json_access.h"
+#include "newir/pir_json_out.h"
 #include "newir/types.h"
 
 namespace irm::newir::pir_json {
 
 // {"#": "NULL"}.
-json NullJson();
+void WriteNull(JsonOut& out);
 // Never fail: what cannot be written (null) is written as NULL.
-json TypeToJson(const Type& type);
-json AttrToJson(const Attribute& attr);
+void WriteType(JsonOut& out, const Type& type);
+void WriteAttr(JsonOut& out, const Attribute& attr);
 
 // Reads types and attributes, checking every element (names, dialect ids, `D` arities, value
 // ranges, dist-type consistency).
@@ -25,8 +26,15 @@ class AttrReader : public JsonAccess {
   StatusOr<Attribute> ReadAttr(const json& j, const Ptr& ptr) const;
 
  private:
-  // Splits "1.a_intarray" into its dialect ("pd_op") and local name; "NULL" has no dialect.
-  StatusOr<std::pair<std::string_view, std::string>> Name(const json& j, const Ptr& ptr) const;
+  // A type's or attribute's "#": "1.a_intarray" has dialect "pd_op" and local name
+  // "a_intarray"; "NULL" has no dialect. The views point into the document.
+  struct Name {
+    std::string_view dialect;
+    std::string_view local;
+    std::string_view full;
+  };
+  StatusOr<Name> ReadName(const json& j, const Ptr& ptr) const;
+  StatusOr<ProcessMesh> MeshData(const json& j, const Ptr& ptr, std::string_view full) const;
   StatusOr<LoD> ReadLoD(const json& j, const Ptr& ptr) const;
   StatusOr<DataLayout> Layout(const json& j, const Ptr& ptr) const;
   StatusOr<Type> Dtype(const json& j, const Ptr& ptr) const;

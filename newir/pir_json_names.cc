@@ -14,9 +14,9 @@ std::optional<TypeKind> ScalarKindFromName(std::string_view local_name) {
   return std::nullopt;
 }
 
-const char* ScalarNameOf(TypeKind kind) {
+const char* ScalarJsonNameOf(TypeKind kind) {
   for (const ScalarName& s : kScalarNames) {
-    if (s.kind == kind) return s.name;
+    if (s.kind == kind) return s.json_name;
   }
   return nullptr;
 }

@@ -14,23 +14,32 @@ namespace irm::newir::pir_json {
 
 struct ScalarName {
   TypeKind kind;
-  const char* name;  // without the "0." dialect id
+  const char* name;       // without the dialect id: "t_f32"
+  const char* json_name;  // with it: "0.t_f32"
 };
 inline constexpr ScalarName kScalarNames[] = {
-    {TypeKind::kBF16, "t_bf16"},     {TypeKind::kF16, "t_f16"},
-    {TypeKind::kF32, "t_f32"},       {TypeKind::kF64, "t_f64"},
-    {TypeKind::kBool, "t_bool"},     {TypeKind::kI8, "t_i8"},
-    {TypeKind::kU8, "t_ui8"},        {TypeKind::kI16, "t_i16"},
-    {TypeKind::kI32, "t_i32"},       {TypeKind::kI64, "t_i64"},
-    {TypeKind::kIndex, "t_index"},   {TypeKind::kC64, "t_c64"},
-    {TypeKind::kC128, "t_c128"},     {TypeKind::kF8E4M3FN, "t_f8e4m3fn"},
-    {TypeKind::kF8E5M2, "t_f8e5m2"}, {TypeKind::kUndefined, "t_undefined"},
+    {TypeKind::kBF16, "t_bf16", "0.t_bf16"},
+    {TypeKind::kF16, "t_f16", "0.t_f16"},
+    {TypeKind::kF32, "t_f32", "0.t_f32"},
+    {TypeKind::kF64, "t_f64", "0.t_f64"},
+    {TypeKind::kBool, "t_bool", "0.t_bool"},
+    {TypeKind::kI8, "t_i8", "0.t_i8"},
+    {TypeKind::kU8, "t_ui8", "0.t_ui8"},
+    {TypeKind::kI16, "t_i16", "0.t_i16"},
+    {TypeKind::kI32, "t_i32", "0.t_i32"},
+    {TypeKind::kI64, "t_i64", "0.t_i64"},
+    {TypeKind::kIndex, "t_index", "0.t_index"},
+    {TypeKind::kC64, "t_c64", "0.t_c64"},
+    {TypeKind::kC128, "t_c128", "0.t_c128"},
+    {TypeKind::kF8E4M3FN, "t_f8e4m3fn", "0.t_f8e4m3fn"},
+    {TypeKind::kF8E5M2, "t_f8e5m2", "0.t_f8e5m2"},
+    {TypeKind::kUndefined, "t_undefined", "0.t_undefined"},
 };
 
 // "t_f32" -> kF32; nullopt for a name that is no builtin scalar.
 std::optional<TypeKind> ScalarKindFromName(std::string_view local_name);
-// kF32 -> "t_f32"; null for a kind that is no scalar.
-const char* ScalarNameOf(TypeKind kind);
+// kF32 -> "0.t_f32"; null for a kind that is no scalar.
+const char* ScalarJsonNameOf(TypeKind kind);
 
 // Parameter flags of the compressed `p` op, in the order of its `A` and `OA` lists.
 inline constexpr const char* kParamAFlags[] = {"is_distributed", "is_parameter", "need_clip"};

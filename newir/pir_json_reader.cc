@@ -3,9 +3,9 @@
 // with the JSON pointer of the element; nlohmann's exceptions are caught at the boundary.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
-#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -91,11 +91,10 @@ class Reader : public AttrReader {
       IRM_ASSIGN_OR_RETURN(const json* n, Member(list[i], at, "N", json::value_t::string));
       IRM_ASSIGN_OR_RETURN(const json* a, Member(list[i], at, "AT", json::value_t::object));
       IRM_ASSIGN_OR_RETURN(Attribute attr, ReadAttr(*a, Sub(at, "AT")));
-      const std::string name = n->get<std::string>();
-      if (attrs.contains(name)) {
+      const std::string& name = n->get_ref<const std::string&>();
+      if (!attrs.try_emplace(name, std::move(attr)).second) {
         return Err(Sub(at, "N"), fmt::format("attribute '{}' given twice", name));
       }
-      attrs.emplace(name, std::move(attr));
     }
     return Status::Ok();
   }
@@ -132,7 +131,7 @@ class Reader : public AttrReader {
   }
 
   StatusOr<std::string> OpName(const json& op, const Ptr& ptr) const {
-    const std::string name = (*Find(op, "#")).get<std::string>();
+    const std::string& name = (*Find(op, "#")).get_ref<const std::string&>();
     const size_t dot = DialectIdEnd(name);
     if (dot == std::string::npos) return name;  // an op of no known dialect, written as it is
     if (dot > 6) return Err(Sub(ptr, "#"), fmt::format("unknown dialect id in '{}'", name));
@@ -142,7 +141,8 @@ class Reader : public AttrReader {
     if (!dialect) {
       return Err(Sub(ptr, "#"), fmt::format("unknown dialect id {} in '{}'", id, name));
     }
-    return fmt::format("{}.{}", OpNamePrefixOfDialect(*dialect), name.substr(dot + 1));
+    return fmt::format("{}.{}", OpNamePrefixOfDialect(*dialect),
+                       std::string_view(name).substr(dot + 1));
   }
 
   Status Parameter(const json& op, const Ptr& ptr, newir::Block& block) {
@@ -221,12 +221,11 @@ class Reader : public AttrReader {
     if (const json* out = Find(op, "O")) {
       const Ptr op_ = Sub(ptr, "O");
       IRM_RETURN_IF_ERROR(Expect(*out, op_, json::value_t::array));
-      std::set<int64_t> here;
       for (size_t i = 0; i < out->size(); ++i) {
         IRM_RETURN_IF_ERROR(Expect((*out)[i], Sub(op_, i), json::value_t::object));
         IRM_RETURN_IF_ERROR(CheckKeys((*out)[i], Sub(op_, i), {"%", "TT"}));
         IRM_ASSIGN_OR_RETURN(auto def, ValueDef((*out)[i], Sub(op_, i), true));
-        if (!here.insert(def.first).second) {
+        if (std::find(ids.begin(), ids.end(), def.first) != ids.end()) {
           return Err(Sub(Sub(op_, i), "%"), fmt::format("value id {} is defined twice", def.first));
         }
         ids.push_back(def.first);

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "newir/builder.h"
@@ -147,6 +148,28 @@ TEST(PirJsonTest, RoundTripEverything) {
   ASSERT_FALSE(testing::Test::HasFatalFailure());
   ExpectRoundTrip(program, -1);
   ExpectRoundTrip(program, 4);
+}
+
+// The writer prints text itself (no nlohmann tree): it must be exactly what nlohmann's dump of the
+// same document prints, for every indent — keys sorted, separators, escapes, numbers.
+TEST(PirJsonTest, WritesWhatNlohmannWouldDump) {
+  Program program;
+  BuildEverything(program);
+  ASSERT_FALSE(testing::Test::HasFatalFailure());
+  Builder(program.block())
+      .Create("pd_op.strings", {}, {},
+              {{"control", Attribute::String(std::string("\x01\x1f\x7f\t\b\f\r", 7))},
+               {"utf8", Attribute::String("\u00e9\u4e2d\U0001F600")},
+               {"invalid", Attribute::String("a\xc3(\xff")},
+               {"floats",
+                Attribute::Array({Attribute::Double(1e15), Attribute::Double(1e16),
+                                  Attribute::Double(-1e-5), Attribute::Double(123.0),
+                                  Attribute::Float(3.4028235e38f), Attribute::Double(5e-324)})}});
+  for (int indent : {-1, 0, 2, 4}) {
+    const std::string written = WritePirJson(program, {.trainable = true, .indent = indent});
+    EXPECT_EQ(nlohmann::json::parse(written).dump(indent), written) << "indent " << indent;
+  }
+  EXPECT_EQ(nlohmann::json::parse(WritePirJson(Program())).dump(), WritePirJson(Program()));
 }
 
 TEST(PirJsonTest, RoundTripEmptyProgram) {

@@ -1,5 +1,5 @@
-// The PIR JSON writer: the program's top region as Paddle's save layout (see pir_json.h), built
-// as a nlohmann::json tree and dumped.
+// The PIR JSON writer: the program's top region as Paddle's save layout (see pir_json.h), written
+// straight to text by JsonOut (the bytes nlohmann's dump would print, without building its tree).
 #include <fmt/format.h>
 
 #include <unordered_map>
@@ -12,55 +12,72 @@
 namespace irm::newir {
 namespace {
 
-using pir_json::AttrToJson;
 using pir_json::CompressOpName;
 using pir_json::IsResultAttr;
-using pir_json::json;
 using pir_json::kDistAttrNames;
 using pir_json::kParamAFlags;
 using pir_json::kParamOAFlags;
 using pir_json::kQuantAttrNames;
-using pir_json::TypeToJson;
+using pir_json::WriteAttr;
+using pir_json::WriteType;
 
 class Writer {
  public:
-  explicit Writer(const PirJsonWriteOptions& options) : options_(options) {}
+  explicit Writer(const PirJsonWriteOptions& options) : options_(options), out_(options.indent) {}
 
-  json Program(const newir::Program& program) {
-    // Subtrees are moved into place, never put in an initializer list: nlohmann copies those.
-    json doc = json::object();
-    doc["base_code"] =
-        json{{"magic", "pir"}, {"version", kPirJsonVersion}, {"trainable", options_.trainable}};
-    json& regions = doc["program"]["regions"] = json::array();
-    regions.push_back(Region(program.module().region(0)));
-    return doc;
+  // Keys in nlohmann's sorted order throughout, so that the text is what dump() would print.
+  std::string Program(const newir::Program& program) {
+    ids_.reserve(program.CountOps() * 2);
+    out_.BeginObject();
+    out_.Key("base_code");
+    out_.BeginObject();
+    out_.Member("magic", "pir");
+    out_.Key("trainable");
+    out_.Bool(options_.trainable);
+    out_.Key("version");
+    out_.Uint(kPirJsonVersion);
+    out_.EndObject();
+    out_.Key("program");
+    out_.BeginObject();
+    out_.Key("regions");
+    out_.BeginArray();
+    Region(program.module().region(0));
+    out_.EndArray();
+    out_.EndObject();
+    out_.EndObject();
+    return out_.Take();
   }
 
  private:
-  static json NamedAttr(const std::string& name, const Attribute& attr) {
-    json j = json::object();
-    j["N"] = name;
-    j["AT"] = AttrToJson(attr);
-    return j;
+  // {"AT": attr, "N": name}
+  void NamedAttr(std::string_view name, const Attribute& attr) {
+    out_.BeginObject();
+    out_.Key("AT");
+    WriteAttr(out_, attr);
+    out_.Member("N", name);
+    out_.EndObject();
   }
 
-  // The {"N", "AT"} entries of those of `names` that the op has, in the order of `names`.
+  // The list of the entries of those of `names` that the op has, in the order of `names`.
   template <size_t N>
-  static json NamedAttrsOf(const Operation& op, const char* const (&names)[N]) {
-    json list = json::array();
+  void NamedAttrsOf(const Operation& op, const char* const (&names)[N]) {
+    out_.BeginArray();
     for (const char* name : names) {
-      if (op.HasAttribute(name)) list.push_back(NamedAttr(name, op.attribute(name)));
+      const auto it = op.attributes().find(std::string_view(name));
+      if (it != op.attributes().end()) NamedAttr(name, it->second);
     }
-    return list;
+    out_.EndArray();
   }
 
-  json NewResult(const Value* v) {
+  // {"%": id, "TT": type} of a new result.
+  void NewResult(const Value* v) {
     const int64_t id = next_result_++;
-    ids_[v] = id;
-    json j = json::object();
-    j["%"] = id;
-    j["TT"] = TypeToJson(v->type());
-    return j;
+    ids_.emplace(v, id);
+    out_.BeginObject();
+    out_.Member("%", id);
+    out_.Key("TT");
+    WriteType(out_, v->type());
+    out_.EndObject();
   }
 
   // builtin.parameter is compressed only when the `p` form says everything the op holds.
@@ -92,99 +109,123 @@ class Writer {
     return seen == op.attributes().size();
   }
 
-  json Parameter(const Operation& op) {
+  void Parameter(const Operation& op) {
     auto flag = [&](const char* f) { return (*op.attribute(f).AsArray())[0].AsBool()[0] ? 1 : 0; };
-    json a = json::array();
-    for (const char* f : kParamAFlags) a.push_back(flag(f));
-    a.push_back(*op.attribute("parameter_name").AsString());
-    json oa = json::array();
-    for (const char* f : kParamOAFlags) oa.push_back(flag(f));
-    json j = json::object();
-    j["#"] = "p";
-    j["A"] = std::move(a);
-    j["O"] = NewResult(op.result(0));
-    // OA is written even when not trainable (unlike Paddle): the reader could not tell the flags.
-    j["OA"] = std::move(oa);
+    out_.BeginObject();
+    out_.Member("#", "p");
+    out_.Key("A");
+    out_.BeginArray();
+    for (const char* f : kParamAFlags) out_.Int(flag(f));
+    out_.String(*op.attribute("parameter_name").AsString());
+    out_.EndArray();
     // Paddle writes both lists on every parameter, empty or not.
-    j["DA"] = NamedAttrsOf(op, kDistAttrNames);
-    j["QA"] = NamedAttrsOf(op, kQuantAttrNames);
-    return j;
+    out_.Key("DA");
+    NamedAttrsOf(op, kDistAttrNames);
+    out_.Key("O");
+    NewResult(op.result(0));
+    // OA is written even when not trainable (unlike Paddle): the reader could not tell the flags.
+    out_.Key("OA");
+    out_.BeginArray();
+    for (const char* f : kParamOAFlags) out_.Int(flag(f));
+    out_.EndArray();
+    out_.Key("QA");
+    NamedAttrsOf(op, kQuantAttrNames);
+    out_.EndObject();
   }
 
-  json Op(const Operation& op) {
-    if (IsCompressibleParameter(op)) return Parameter(op);
-    json in = json::array();
+  void Op(const Operation& op) {
+    if (IsCompressibleParameter(op)) {
+      Parameter(op);
+      return;
+    }
+    out_.BeginObject();
+    out_.Member("#", CompressOpName(op.name()));
+    out_.Key("A");
+    out_.BeginArray();
+    for (const auto& [name, attr] : op.attributes()) {
+      if (!IsResultAttr(name)) NamedAttr(name, attr);
+    }
+    out_.EndArray();
+    out_.Key("I");
+    out_.BeginArray();
     for (size_t i = 0; i < op.num_operands(); ++i) {
       const Value* v = op.operand(i);
       auto it = v != nullptr ? ids_.find(v) : ids_.end();
-      in.push_back(json{{"%", it != ids_.end() ? it->second : 0}});
+      out_.BeginObject();
+      out_.Member("%", it != ids_.end() ? it->second : 0);
+      out_.EndObject();
     }
-    json out = json::array();
-    for (size_t i = 0; i < op.num_results(); ++i) out.push_back(NewResult(op.result(i)));
-    json attrs = json::array();
-    json result_attrs = json::array();
-    for (const auto& [name, attr] : op.attributes()) {
-      if (IsResultAttr(name)) {
-        if (options_.trainable) result_attrs.push_back(NamedAttr(name, attr));
-      } else {
-        attrs.push_back(NamedAttr(name, attr));
+    out_.EndArray();
+    out_.Key("O");
+    out_.BeginArray();
+    for (size_t i = 0; i < op.num_results(); ++i) NewResult(op.result(i));
+    out_.EndArray();
+    if (options_.trainable) {
+      out_.Key("OA");
+      out_.BeginArray();
+      for (const auto& [name, attr] : op.attributes()) {
+        if (IsResultAttr(name)) NamedAttr(name, attr);
       }
+      out_.EndArray();
     }
-    json j = json::object();
-    j["#"] = CompressOpName(op.name());
-    j["I"] = std::move(in);
-    j["O"] = std::move(out);
-    j["A"] = std::move(attrs);
-    if (options_.trainable) j["OA"] = std::move(result_attrs);
     if (op.num_regions() > 0) {
-      json regions = json::array();
-      for (size_t i = 0; i < op.num_regions(); ++i) regions.push_back(Region(op.region(i)));
-      j["regions"] = std::move(regions);
+      out_.Key("regions");
+      out_.BeginArray();
+      for (size_t i = 0; i < op.num_regions(); ++i) Region(op.region(i));
+      out_.EndArray();
     }
-    return j;
+    out_.EndObject();
   }
 
-  json Arg(const Value* v, bool kwarg) {
+  void Arg(const Value* v, bool kwarg) {
     const int64_t id = next_arg_--;
-    ids_[v] = id;
-    json j = json::object();
-    j["%"] = id;
-    j["TT"] = TypeToJson(v->type());
-    if (kwarg) j["key"] = v->kwarg_name();
+    ids_.emplace(v, id);
+    out_.BeginObject();
+    out_.Member("%", id);
     if (!v->attributes().empty()) {
-      json attrs = json::array();
-      for (const auto& [name, attr] : v->attributes()) attrs.push_back(NamedAttr(name, attr));
-      j["A"] = std::move(attrs);
+      out_.Key("A");
+      out_.BeginArray();
+      for (const auto& [name, attr] : v->attributes()) NamedAttr(name, attr);
+      out_.EndArray();
     }
-    return j;
+    out_.Key("TT");
+    WriteType(out_, v->type());
+    if (kwarg) out_.Member("key", v->kwarg_name());
+    out_.EndObject();
   }
 
-  json Block(const newir::Block& block) {
-    json j{{"#", fmt::format("block_{}", block_counter_++)}};
-    json args = json::array();
-    for (size_t i = 0; i < block.num_arguments(); ++i)
-      args.push_back(Arg(block.argument(i), false));
-    j["args"] = std::move(args);
+  void Block(const newir::Block& block) {
+    out_.BeginObject();
+    out_.Member("#", fmt::format("block_{}", block_counter_++));
+    out_.Key("args");
+    out_.BeginArray();
+    for (size_t i = 0; i < block.num_arguments(); ++i) Arg(block.argument(i), false);
+    out_.EndArray();
     if (block.num_kwargs() > 0) {
-      json kwargs = json::array();
-      for (size_t i = 0; i < block.num_kwargs(); ++i) kwargs.push_back(Arg(block.kwarg(i), true));
-      j["kwargs"] = std::move(kwargs);
+      out_.Key("kwargs");
+      out_.BeginArray();
+      for (size_t i = 0; i < block.num_kwargs(); ++i) Arg(block.kwarg(i), true);
+      out_.EndArray();
     }
-    json ops = json::array();
-    for (const Operation& op : block) ops.push_back(Op(op));
-    j["ops"] = std::move(ops);
-    return j;
+    out_.Key("ops");
+    out_.BeginArray();
+    for (const Operation& op : block) Op(op);
+    out_.EndArray();
+    out_.EndObject();
   }
 
-  json Region(const newir::Region& region) {
-    json j{{"#", fmt::format("region_{}", region_counter_++)}};
-    json blocks = json::array();
-    for (size_t i = 0; i < region.num_blocks(); ++i) blocks.push_back(Block(region.block(i)));
-    j["blocks"] = std::move(blocks);
-    return j;
+  void Region(const newir::Region& region) {
+    out_.BeginObject();
+    out_.Member("#", fmt::format("region_{}", region_counter_++));
+    out_.Key("blocks");
+    out_.BeginArray();
+    for (size_t i = 0; i < region.num_blocks(); ++i) Block(region.block(i));
+    out_.EndArray();
+    out_.EndObject();
   }
 
   PirJsonWriteOptions options_;
+  pir_json::JsonOut out_;
   int64_t next_result_ = 1;
   int64_t next_arg_ = -1;
   int region_counter_ = 0;
@@ -195,10 +236,7 @@ class Writer {
 }  // namespace
 
 std::string WritePirJson(const Program& program, const PirJsonWriteOptions& options) {
-  // JSON strings are Unicode: replacing invalid UTF-8 (which nlohmann would throw on) keeps the
-  // writer from failing on a string attribute read from elsewhere.
-  return Writer(options).Program(program).dump(options.indent, ' ', false,
-                                               json::error_handler_t::replace);
+  return Writer(options).Program(program);
 }
 
 }  // namespace irm::newir
