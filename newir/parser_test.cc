@@ -123,8 +123,10 @@ TEST(ParserTest, NestedRegionsBlockArgumentsAndKwargs) {
       "        {\n"
       "            () = \"cf.yield\" (%kwarg_lr) {} : (builtin.tensor<1xf32>) -> \n"
       "        }\n"
+      "\n"
       "        () = \"cf.yield\" (%2) {} : (builtin.tensor<2xf32>) -> \n"
       "    }\n"
+      "\n"
       "}\n";
   StatusOr<Program> program = ParseProgram(text, "n.pir", Unregistered());
   ASSERT_TRUE(program.ok()) << program.status().ToString();
@@ -178,8 +180,8 @@ TEST(ParserTest, WhileCustomFormRoundTrip) {
       "    (%0) = \"builtin.parameter\" () {parameter_name:\"c\"} : () -> builtin.tensor<1xb>\n"
       "    (%1) = \"builtin.parameter\" () {parameter_name:\"x\"} : () -> "
       "builtin.tensor<2xf32>\n"
-      "    (%2) = \"pd_op.while\" (cond=%0, inputs=%1) {\n"
-      "        ^%arg_0 {stop_gradient:[false]}\n"
+      "    (%2) = \"pd_op.while\" (cond=%0, inputs=%1) { \n"
+      "    ^%arg_0 {stop_gradient:[false]}\n"
       "        (%3) = \"pd_op.relu\" (%arg_0) {} : (builtin.tensor<2xf32>) -> "
       "builtin.tensor<2xf32>\n"
       "        (%4) = \"pd_op.less_than\" (%3, %arg_0) {} : (builtin.tensor<2xf32>, "
