@@ -14,6 +14,8 @@
 namespace irm::newir {
 namespace {
 
+constexpr auto IsDigit = TextCursor::IsDigit;
+
 const char* KindWord(AttrKind kind) {
   switch (kind) {
     case AttrKind::kBool:

@@ -12,6 +12,9 @@
 namespace irm::newir {
 namespace {
 
+constexpr auto IsDigit = TextCursor::IsDigit;
+constexpr auto IsIdentStart = TextCursor::IsIdentStart;
+
 // `2x3xf32`, `-1x4xi64`, `f32` (0-D): dims, then the element type.
 Status ParseShapeAndDtype(TextCursor& c, std::vector<int64_t>& dims, Type& dtype) {
   while (IsDigit(c.Peek()) || c.Peek() == '-') {

@@ -17,6 +17,9 @@
 namespace irm::newir {
 namespace {
 
+constexpr auto IsDigit = TextCursor::IsDigit;
+constexpr auto IsIdentStart = TextCursor::IsIdentStart;
+
 using ResultNames = std::vector<std::pair<std::string_view, size_t>>;
 
 class Parser {

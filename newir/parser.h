@@ -51,6 +51,9 @@
 // region of one block unless the op line ends with `[regions:…]`; pd_op.while results and body
 // arguments take the types of its loop inputs unless the header gives another.
 //
+// In strings, `\"` and `\\` are escapes and any other backslash is kept as written (Paddle escapes
+// only quotes, so its `"C:\dir"` reads as it was).
+//
 // Values must be defined before they are read; op names must be in the op registry unless
 // allow_unregistered is set. Every failure is a Status at `file:line:col` with a precise message;
 // no input makes it crash, and nesting deeper than kMaxParseDepth is rejected.

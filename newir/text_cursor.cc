@@ -4,7 +4,7 @@
 namespace irm::newir {
 namespace {
 
-bool IsNumberChar(char c) { return IsIdentChar(c) || c == '+' || c == '-'; }
+bool IsNumberChar(char c) { return TextCursor::IsIdentChar(c) || c == '+' || c == '-'; }
 
 }  // namespace
 

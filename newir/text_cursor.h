@@ -20,14 +20,14 @@ namespace irm::newir {
 // Regions, attribute arrays and nested types together may nest this deep, no deeper.
 inline constexpr int kMaxParseDepth = 64;
 
-inline bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-inline bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c) || c == '.'; }
-
 class TextCursor {
  public:
+  static bool IsIdentStart(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  }
+  static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+  static bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c) || c == '.'; }
+
   TextCursor(std::string_view text, const std::string& file) : text_(text), file_(file) {}
 
   size_t pos() const { return pos_; }
