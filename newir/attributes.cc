@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "newir/hash.h"
+#include "newir/printer.h"
 
 namespace irm::newir {
 namespace detail {
@@ -88,15 +89,6 @@ size_t HashValue(const AttrValue& value) {
         }
       },
       value);
-}
-
-// Shortest text that reads back to the same value (fmt's default), with the C++ stream spellings
-// of the special values.
-template <typename F>
-std::string FloatText(F v) {
-  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  return fmt::format("{}", v);
 }
 
 }  // namespace
@@ -262,71 +254,6 @@ bool Attribute::operator==(const Attribute& other) const {
   return a == b;
 }
 
-std::string Attribute::ToString() const {
-  if (!storage_) return "<#AttrNull>";
-  return std::visit(
-      [](const auto& v) -> std::string {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::monostate>) {
-          return "<#AttrNull>";
-        } else if constexpr (std::is_same_v<T, bool>) {
-          return v ? "true" : "false";
-        } else if constexpr (std::is_same_v<T, int32_t>) {
-          return fmt::format("(Int32){}", v);
-        } else if constexpr (std::is_same_v<T, int64_t>) {
-          return fmt::format("(Int64){}", v);
-        } else if constexpr (std::is_same_v<T, float>) {
-          return "(Float)" + FloatText(v);
-        } else if constexpr (std::is_same_v<T, double>) {
-          return "(Double)" + FloatText(v);
-        } else if constexpr (std::is_same_v<T, std::string>) {
-          std::string out = "\"";
-          for (char c : v) {
-            if (c == '"' || c == '\\') out += '\\';
-            out += c;
-          }
-          return out + "\"";
-        } else if constexpr (std::is_same_v<T, std::vector<Attribute>>) {
-          std::vector<std::string> items;
-          for (const Attribute& a : v) items.push_back(a.ToString());
-          return fmt::format("[{}]", fmt::join(items, ","));
-        } else if constexpr (std::is_same_v<T, Type>) {
-          return v.ToString();
-        } else if constexpr (std::is_same_v<T, IntArray>) {
-          return fmt::format("(pd_op.IntArray)[{}]", fmt::join(v.values, ","));
-        } else if constexpr (std::is_same_v<T, DataType>) {
-          return fmt::format("(pd_op.DataType){}", DataTypeName(v));
-        } else if constexpr (std::is_same_v<T, Place>) {
-          return "(pd_op.Place)" + v.ToString();
-        } else if constexpr (std::is_same_v<T, DataLayout>) {
-          return fmt::format("(pd_op.DataLayout){}", DataLayoutName(v));
-        } else if constexpr (std::is_same_v<T, ScalarValue>) {
-          std::string text;
-          if (const double* d = std::get_if<double>(&v.value)) {
-            text = FloatText(*d);
-          } else if (const int64_t* i = std::get_if<int64_t>(&v.value)) {
-            text = fmt::format("{}", *i);
-          } else {
-            text = std::get<bool>(v.value) ? "true" : "false";
-          }
-          return fmt::format("(pd_op.Scalar:{}){}", DataTypeName(v.dtype), text);
-        } else if constexpr (std::is_same_v<T, ProcessMesh> || std::is_same_v<T, TensorDistAttr>) {
-          return v.ToString();
-        } else {
-          static_assert(std::is_same_v<T, OperationDistAttr>);
-          std::string out =
-              fmt::format("{{mesh:{{shape:[{}],process_ids:[{}]}}", fmt::join(v.mesh.shape, ","),
-                          fmt::join(v.mesh.process_ids, ","));
-          for (size_t i = 0; i < v.operands.size(); ++i) {
-            out += fmt::format(",operand({}):{{{}}}", i, v.operands[i].ToString());
-          }
-          for (size_t i = 0; i < v.results.size(); ++i) {
-            out += fmt::format(",result({}):{{{}}}", i, v.results[i].ToString());
-          }
-          return out + fmt::format(",chunk_id:{}}}", v.chunk_id);
-        }
-      },
-      storage_->value);
-}
+std::string Attribute::ToString() const { return PrintAttribute(*this); }
 
 }  // namespace irm::newir

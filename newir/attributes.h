@@ -165,11 +165,11 @@ class Attribute {
   bool operator==(const Attribute& other) const;
   bool operator!=(const Attribute& other) const { return !(*this == other); }
 
-  // The typed 3.0-beta print form: `true`, `(Int32)0`, `(Int64)0`, `(Float)0.5`, `(Double)1`,
-  // `"s"`, `[a,b]`, a type, `(pd_op.IntArray)[1,2]`, `(pd_op.DataType)float32`,
-  // `(pd_op.Place)Place(cpu)`, `(pd_op.DataLayout)NCHW`, `(pd_op.Scalar)...`, dist attrs as
-  // dist_dialect.cc prints them, `<#AttrNull>` for null. Floats print the shortest text that reads
-  // back to the same value, and `nan`, `inf`, `-inf`.
+  // The canonical (typed) text form, printer.h's PrintAttribute: `true`, `(Int32)0`, `(Int64)0`,
+  // `(Float)0.5`, `(Double)1`, `"s"`, `[a,b]`, a type, `(pd_op.IntArray)[1,2]`,
+  // `(pd_op.DataType)float32`, `(pd_op.Place)Place(cpu)`, `(pd_op.DataLayout)NCHW`,
+  // `(pd_op.Scalar:int64)3`, dist attributes as dist_dialect.cc prints them, `<#AttrNull>` for
+  // null.
   std::string ToString() const;
 
  private:

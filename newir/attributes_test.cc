@@ -87,11 +87,14 @@ TEST(AttributesTest, PdOpValueAttributesPrint) {
 
 TEST(AttributesTest, DistAttributes) {
   ProcessMesh mesh{{2, 2}, {0, 1, 2, 3}, {"x", "y"}};
-  EXPECT_EQ(Attribute::ProcessMeshAttr(mesh).ToString(), "mesh_shape:[2,2],process_ids:[0,1,2,3]");
+  // Paddle does not print dim names; the canonical text adds them (printer.h).
+  EXPECT_EQ(Attribute::ProcessMeshAttr(mesh).ToString(),
+            "mesh_shape:[2,2],process_ids:[0,1,2,3],dim_names:[\"x\",\"y\"]");
   ProcessMesh renamed = mesh;
   renamed.dim_names = {"dp", "mp"};
-  // Dim names are not printed but are part of the value.
   EXPECT_NE(Attribute::ProcessMeshAttr(mesh), Attribute::ProcessMeshAttr(renamed));
+  mesh.dim_names.clear();
+  EXPECT_EQ(Attribute::ProcessMeshAttr(mesh).ToString(), "mesh_shape:[2,2],process_ids:[0,1,2,3]");
 
   TensorDistAttr td{
       mesh, {0, 1, -1}, {}, std::vector<Placement>{Placement::Shard(0), Placement::Shard(1)}};
@@ -105,7 +108,7 @@ TEST(AttributesTest, DistAttributes) {
   partial.partial_status = {{0, ReduceType::kSum}, {1, ReduceType::kAvg}};
   EXPECT_EQ(Attribute::TensorDist(partial).ToString(),
             "mesh_shape:[2,2],process_ids:[0,1,2,3],dims_mappings:[-1,-1,-1], "
-            "partial(0,SUM,1,AVG)");
+            "partial(0,SUM),partial(1,AVG)");
   EXPECT_NE(Attribute::TensorDist(partial), tda);
 
   OperationDistAttr od;

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "newir/hash.h"
+#include "newir/text_print.h"
 
 namespace irm::newir {
 
@@ -39,22 +40,9 @@ size_t ProcessMesh::Hash() const {
   return HashRange(h, dim_names);
 }
 
-std::string ProcessMesh::ToString() const {
-  return fmt::format("mesh_shape:[{}],process_ids:[{}]", fmt::join(shape, ","),
-                     fmt::join(process_ids, ","));
-}
+std::string ProcessMesh::ToString() const { return ProcessMeshText(*this); }
 
-std::string Placement::ToString() const {
-  switch (kind) {
-    case Kind::kReplicate:
-      return "Replicate()";
-    case Kind::kShard:
-      return fmt::format("Shard(dim={})", dim);
-    case Kind::kPartial:
-      return fmt::format("Partial(reduce_type={})", ReduceTypeName(reduce));
-  }
-  return "?";
-}
+std::string Placement::ToString() const { return PlacementText(*this); }
 
 size_t TensorDistAttr::Hash() const {
   size_t h = HashRange(mesh.Hash(), dims_mapping);
@@ -70,25 +58,6 @@ size_t TensorDistAttr::Hash() const {
   return h;
 }
 
-std::string TensorDistAttr::ToString() const {
-  std::string out =
-      fmt::format("{},dims_mappings:[{}]", mesh.ToString(), fmt::join(dims_mapping, ","));
-  if (!partial_status.empty()) {
-    out += ", partial(";
-    bool first = true;
-    for (const auto& [dim, reduce] : partial_status) {
-      if (!first) out += ",";
-      first = false;
-      out += fmt::format("{},{}", dim, ReduceTypeName(reduce));
-    }
-    out += ")";
-  }
-  if (placements) {
-    std::vector<std::string> items;
-    for (const Placement& p : *placements) items.push_back(p.ToString());
-    out += fmt::format(", placements:[{}]", fmt::join(items, ", "));
-  }
-  return out;
-}
+std::string TensorDistAttr::ToString() const { return TensorDistText(*this); }
 
 }  // namespace irm::newir

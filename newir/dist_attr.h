@@ -35,7 +35,8 @@ struct ProcessMesh {
 
   bool operator==(const ProcessMesh&) const = default;
   size_t Hash() const;
-  // "mesh_shape:[2,2],process_ids:[0,1,2,3]" (Paddle does not print dim names).
+  // "mesh_shape:[2,2],process_ids:[0,1,2,3]", then our ",dim_names:[\"x\",\"y\"]" when there are
+  // names (Paddle does not print them; text_print.h).
   std::string ToString() const;
 };
 
@@ -64,8 +65,8 @@ struct TensorDistAttr {
 
   bool operator==(const TensorDistAttr&) const = default;
   size_t Hash() const;
-  // "mesh_shape:[2],process_ids:[0,1],dims_mappings:[0,-1]" then ", partial(0,SUM)" and
-  // ", placements:[Shard(dim=0), Replicate()]" when set (dist_dialect.cc's form).
+  // "mesh_shape:[2],process_ids:[0,1],dims_mappings:[0,-1]" then ", partial(0,SUM),partial(1,AVG)"
+  // and ", placements:[Shard(dim=0), Replicate()]" when set (dist_dialect.cc's form; text_print.h).
   std::string ToString() const;
 };
 

@@ -1,7 +1,9 @@
-// Tests of the typed-style text parser: hand-written text that parses and re-prints unchanged,
-// programs built in code that survive print ∘ parse ∘ print, the structure the parser recovers
-// (types, uses, attribute kinds), every attribute and type form, the pd_op.if and pd_op.while
-// custom forms, and malformed inputs with their exact diagnostics.
+// Tests of the text parser on the canonical form: hand-written text that parses and re-prints
+// unchanged, programs built in code that come back structurally equal from print ∘ parse (the
+// printer's extensions included: argument headers, region layouts, while attributes, type and
+// mesh extensions), the structure the parser recovers, the pd_op.if and pd_op.while custom forms,
+// and malformed inputs with their exact diagnostics. parse_styles_test.cc covers Paddle's other
+// print styles.
 #include "newir/parser.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 
 #include "newir/builder.h"
 #include "newir/printer.h"
+#include "newir/text_testing.h"
 
 namespace irm::newir {
 namespace {
@@ -36,6 +39,16 @@ std::string Reprint(const std::string& text, const ParseOptions& options = {}) {
 void ExpectRoundTrip(const Program& program, const ParseOptions& options = {}) {
   const std::string text = PrintProgram(program);
   EXPECT_EQ(Reprint(text, options), text);
+}
+
+// parse ∘ print is the identity on `program` (compared structurally, not through the printer),
+// and print ∘ parse on its text.
+void ExpectLossless(const Program& program, const ParseOptions& options = Unregistered()) {
+  const std::string text = PrintProgram(program);
+  StatusOr<Program> parsed = ParseProgram(text, "lossless.pir", options);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString() << "\n" << text;
+  EXPECT_EQ(testing::StructuralDifference(program, *parsed), "") << text;
+  EXPECT_EQ(PrintProgram(*parsed), text);
 }
 
 std::string ErrorOf(const std::string& text, const ParseOptions& options = {}) {
@@ -123,8 +136,10 @@ TEST(ParserTest, NestedRegionsBlockArgumentsAndKwargs) {
       "        {\n"
       "            () = \"cf.yield\" (%kwarg_lr) {} : (builtin.tensor<1xf32>) -> \n"
       "        }\n"
+      "\n"
       "        () = \"cf.yield\" (%2) {} : (builtin.tensor<2xf32>) -> \n"
       "    }\n"
+      "\n"
       "}\n";
   StatusOr<Program> program = ParseProgram(text, "n.pir", Unregistered());
   ASSERT_TRUE(program.ok()) << program.status().ToString();
@@ -178,8 +193,8 @@ TEST(ParserTest, WhileCustomFormRoundTrip) {
       "    (%0) = \"builtin.parameter\" () {parameter_name:\"c\"} : () -> builtin.tensor<1xb>\n"
       "    (%1) = \"builtin.parameter\" () {parameter_name:\"x\"} : () -> "
       "builtin.tensor<2xf32>\n"
-      "    (%2) = \"pd_op.while\" (cond=%0, inputs=%1) {\n"
-      "        ^%arg_0 {stop_gradient:[false]}\n"
+      "    (%2) = \"pd_op.while\" (cond=%0, inputs=%1) { \n"
+      "    ^%arg_0 {stop_gradient:[false]}\n"
       "        (%3) = \"pd_op.relu\" (%arg_0) {} : (builtin.tensor<2xf32>) -> "
       "builtin.tensor<2xf32>\n"
       "        (%4) = \"pd_op.less_than\" (%3, %arg_0) {} : (builtin.tensor<2xf32>, "
@@ -372,6 +387,184 @@ TEST(ParserTest, WhitespaceIsFree) {
       "    () = \"pd_op.relu\" (%0) {} : (builtin.tensor<f32>) -> \n}\n");
 }
 
+// ---- Lossless round trips of what Paddle's text loses -----------------------------------------
+
+TEST(ParserTest, BlockArgumentsRoundTripLosslessly) {
+  Program program;
+  Builder b(program.block());
+  Operation* c = b.Create("test.c", {}, {T({1}, Type::Bool())});
+  // Natural: read in order, directly, with type lists.
+  Operation* natural = b.Create("test.natural", {}, {}, {}, 1);
+  Block& nb = natural->region(0).AddBlock();
+  Value* n0 = nb.AddArgument(T({2}));
+  n0->SetAttribute("stop_gradient", Attribute::Array({Attribute::Bool(true)}));
+  Value* n1 = nb.AddArgument(T({3}));
+  Builder(nb).Create("test.use", {n0, n1}, {});
+  // Never read, read out of order.
+  Operation* odd = b.Create("test.odd", {}, {}, {}, 1);
+  Block& ob = odd->region(0).AddBlock();
+  ob.AddArgument(T({4}));
+  Value* o1 = ob.AddArgument(T({5}));
+  Value* o2 = ob.AddArgument(Type());
+  Builder(ob).Create("test.use", {o2, o1}, {});
+  // First read inside a nested region, and by an if condition.
+  Operation* deep = b.Create("test.deep", {}, {}, {}, 1);
+  Block& db = deep->region(0).AddBlock();
+  Value* d0 = db.AddArgument(T({1}, Type::Bool()));
+  Value* d1 = db.AddArgument(T({6}));
+  Operation* if_op = Builder(db).Create("pd_op.if", {d0}, {}, {}, 2);
+  Builder(if_op->region(0).AddBlock()).Create("test.use", {d1}, {});
+  Builder(if_op->region(1).AddBlock()).Create("cf.yield", {}, {});
+  // Keyword arguments: unread, read first by a while (no type list), read with a type list.
+  Operation* kw = b.Create("test.kw", {}, {}, {}, 1);
+  Block& kb = kw->region(0).AddBlock();
+  ASSERT_TRUE(kb.AddKwarg("unread", T({7})).ok());
+  StatusOr<Value*> loop_in = kb.AddKwarg("loop_in", T({8}));
+  ASSERT_TRUE(loop_in.ok());
+  StatusOr<Value*> typed = kb.AddKwarg("typed", T({9}));
+  ASSERT_TRUE(typed.ok());
+  (*typed)->SetAttribute("persistable", Attribute::Array({Attribute::Bool(true)}));
+  Operation* loop = Builder(kb).Create("pd_op.while", {c->result(0), *loop_in}, {T({8})}, {}, 1);
+  Block& body = loop->region(0).AddBlock();
+  Value* arg = body.AddArgument(T({8}));
+  Builder(body).Create("cf.yield", {c->result(0), arg}, {});
+  Builder(kb).Create("test.use", {*typed, loop->result(0)}, {});
+  // The top block can have arguments too.
+  program.block().AddArgument(T({10}));
+  ExpectLossless(program);
+}
+
+TEST(ParserTest, RegionLayoutsRoundTripLosslessly) {
+  Program program;
+  Builder b(program.block());
+  Operation* empty = b.Create("test.empty", {}, {T({2})}, {}, 2);
+  Builder(empty->region(1).AddBlock()).Create("test.x", {}, {});
+  Operation* multi = b.Create("test.multi", {empty->result(0)}, {}, {}, 1);
+  Builder(multi->region(0).AddBlock()).Create("test.x", {}, {});
+  Block& second = multi->region(0).AddBlock();
+  second.AddArgument(T({3}));
+  b.Create("test.none", {}, {}, {}, 3);
+  ExpectLossless(program);
+}
+
+TEST(ParserTest, ControlFlowRoundTripsLosslessly) {
+  Program program;
+  Builder b(program.block());
+  Operation* c = b.Create("test.c", {}, {T({1}, Type::Bool())});
+  Operation* x = b.Create("test.x", {}, {T({2})});
+  // While with attributes, a body argument of another type, and one beyond the inputs.
+  Operation* w1 = b.Create("pd_op.while", {c->result(0), x->result(0)}, {T({2})},
+                           {{"stop_gradient", Attribute::Array({Attribute::Bool(false)})}}, 1);
+  Block& body = w1->region(0).AddBlock();
+  body.AddArgument(T({-1}));
+  body.AddArgument(T({5}));
+  Builder(body).Create("cf.yield", {c->result(0), x->result(0)}, {});
+  // While whose result type is not its input's: generic form.
+  Operation* w2 = b.Create("pd_op.while", {c->result(0), x->result(0)}, {T({-1})}, {}, 1);
+  Block& body2 = w2->region(0).AddBlock();
+  Value* a2 = body2.AddArgument(T({2}));
+  Builder(body2).Create("cf.yield", {c->result(0), a2}, {});
+  // If with a block argument, and an if with one region: generic forms.
+  Operation* i1 = b.Create("pd_op.if", {c->result(0)}, {T({2})}, {}, 2);
+  Block& t1 = i1->region(0).AddBlock();
+  Value* ta = t1.AddArgument(T({2}));
+  Builder(t1).Create("cf.yield", {ta}, {});
+  Builder(i1->region(1).AddBlock()).Create("cf.yield", {x->result(0)}, {});
+  Operation* i2 = b.Create("pd_op.if", {c->result(0)}, {}, {}, 1);
+  Builder(i2->region(0).AddBlock()).Create("cf.yield", {}, {});
+  // The custom forms nest.
+  Operation* i3 = b.Create("pd_op.if", {c->result(0)}, {T({2})},
+                           {{"fake_false_branch", Attribute::Bool(true)}}, 2);
+  Block& t3 = i3->region(0).AddBlock();
+  Operation* inner =
+      Builder(t3).Create("pd_op.while", {c->result(0), w1->result(0)}, {T({2})}, {}, 1);
+  Block& ib = inner->region(0).AddBlock();
+  Value* ia = ib.AddArgument(T({2}));
+  Builder(ib).Create("cf.yield", {c->result(0), ia}, {});
+  Builder(t3).Create("cf.yield", {inner->result(0)}, {});
+  Builder(i3->region(1).AddBlock()).Create("cf.yield", {x->result(0)}, {});
+  ExpectLossless(program);
+}
+
+TEST(ParserTest, TypesRoundTripLosslessly) {
+  const TensorDistAttr dist{
+      ProcessMesh{{2, 2}, {4, 5, 6, 7}, {"dp", "m\"p"}},
+      {1, -1},
+      {{0, ReduceType::kMax}},
+      std::vector<Placement>{Placement::Partial(ReduceType::kMax), Placement::Shard(0)}};
+  std::vector<Type> types = {
+      Type::DenseTensor(Type::F32(), {2, 3}, DataLayout::kNHWC, {{0, 1, 2}}, 4),
+      Type::DenseTensor(Type::BF16(), {}, DataLayout::kUndefined),
+      Type::SelectedRows(Type::F64(), {10, 4}, DataLayout::kNDHWC, {{0, 10}}, 1),
+      Type::DenseTensorArray(Type::I64(), {-1, 3}, DataLayout::kNHWC),
+      Type::DenseTensorArray(Type::F16(), {}),
+      Type::Vector({Type::DenseTensor(Type::F32(), {1}, DataLayout::kNCHW, {{0}}, 0)}),
+      *Type::DistDenseTensor(T({7, 4}), dist, std::vector<int64_t>{4, 4}),
+      *Type::DistDenseTensor(Type::DenseTensor(Type::F32(), {8, 4}, DataLayout::kNHWC, {}, 2),
+                             dist),
+      *Type::DistDenseTensor(T({8}), TensorDistAttr{ProcessMesh{{2}, {}, {}}, {0}, {}, {}}),
+  };
+  Program program;
+  Builder b(program.block());
+  b.Create("test.types", {}, types);
+  ExpectLossless(program);
+  for (const Type& t : types) {
+    StatusOr<Type> parsed = ParseType(PrintType(t));
+    ASSERT_TRUE(parsed.ok()) << PrintType(t) << ": " << parsed.status().ToString();
+    EXPECT_EQ(*parsed, t) << PrintType(t);
+  }
+}
+
+TEST(ParserTest, AttributesRoundTripLosslessly) {
+  const ProcessMesh mesh{{2}, {0, 1}, {}};
+  const TensorDistAttr td{
+      ProcessMesh{{2}, {0, 1}, {"x"}}, {0}, {{0, ReduceType::kAny}}, std::vector<Placement>{}};
+  OperationDistAttr od;
+  od.mesh = ProcessMesh{{2}, {0, 1}, {"x"}};
+  od.operands = {Attribute(), Attribute::Array({Attribute::TensorDist(td), Attribute()})};
+  od.results = {Attribute::TensorDist(td), Attribute::Int32(5)};
+  od.chunk_id = 3;
+  Program program;
+  Builder b(program.block());
+  b.Create("test.attrs", {}, {},
+           {{"a", Attribute::ProcessMeshAttr(mesh)},
+            {"dim_names", Attribute::Array({Attribute::String("x")})},
+            {"dims_maping", Attribute::ProcessMeshAttr(mesh)},
+            {"dims_mappings", Attribute::Array({})},
+            {"m", Attribute::ProcessMeshAttr(ProcessMesh{{2}, {0, 1}, {"y"}})},
+            {"od", Attribute::OperationDist(od)},
+            {"s0", Attribute::Scalar({DataType::kInt64, 2.0})},
+            {"s1", Attribute::Scalar({DataType::kFloat32, int64_t{2}})},
+            {"s2", Attribute::Scalar({DataType::kFloat64, -0.0})},
+            {"s3", Attribute::Scalar({DataType::kBool, int64_t{1}})},
+            {"str", Attribute::String("C:\\dir\\ \"q\" \\\\")},
+            {"td", Attribute::TensorDist(td)},
+            {"ty", Attribute::TypeAttr(Type::DenseTensor(Type::F32(), {1}, DataLayout::kNHWC))}});
+  ExpectLossless(program);
+}
+
+// The one thing the text loses, as Paddle's printer does: op_callstack and sym_shape_str.
+TEST(ParserTest, UnprintedAttributesAreTheOneLoss) {
+  Program program;
+  Builder b(program.block());
+  Operation* op = b.Create("test.x", {}, {T({1})},
+                           {{"op_callstack", Attribute::Array({Attribute::String("a.py:1")})},
+                            {"sym_shape_str", Attribute::String("S0")},
+                            {"keep", Attribute::Bool(true)}});
+  Operation* scope = b.Create("test.scope", {}, {}, {}, 1);
+  Block& body = scope->region(0).AddBlock();
+  Value* arg = body.AddArgument(T({1}));
+  arg->SetAttribute("op_callstack", Attribute::String("b.py:2"));
+  Builder(body).Create("test.use", {arg, op->result(0)}, {});
+  const std::string text = PrintProgram(program);
+  EXPECT_EQ(text.find("op_callstack"), std::string::npos);
+  EXPECT_EQ(text.find("sym_shape_str"), std::string::npos);
+  StatusOr<Program> parsed = ParseProgram(text, "u.pir", Unregistered());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->block().front()->attributes(), (AttributeMap{{"keep", Attribute::Bool(true)}}));
+  EXPECT_EQ(testing::StructuralDifference(program, *parsed), "");
+}
+
 // ---- Malformed input ------------------------------------------------------------------------
 
 TEST(ParserErrorTest, Truncated) {
@@ -493,6 +686,37 @@ TEST(ParserErrorTest, BadDistTypeAndArguments) {
   // A block argument read before it was introduced with its attributes is undefined.
   EXPECT_EQ(ErrorOf("{\n() = \"t.x\" (%arg_0) {} : (f32) -> \n}", Unregistered()),
             "bad.pir:2:13: error: use of undefined value '%arg_0'");
+}
+
+TEST(ParserErrorTest, BadTypeExtensions) {
+  const ParseOptions options = Unregistered();
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> tensor<2xf32, lod:[[0,-1]]>\n}", options),
+            "bad.pir:2:48: error: expected a lod offset, found '-1'");
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> tensor<2xf32 NCWH>\n}", options),
+            "bad.pir:2:39: error: unknown data layout 'NCWH'");
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> pd_op.sparsecootensor<2xf32>\n}", options),
+            "bad.pir:2:26: error: unsupported type 'pd_op.sparsecootensor'");
+}
+
+TEST(ParserErrorTest, BadBlockExtensions) {
+  const ParseOptions options = Unregistered();
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> [regions:x]\n}", options),
+            "bad.pir:2:35: error: expected a block count, found 'x'");
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> [regions:2]\n{\n}\n}", options),
+            "bad.pir:5:1: error: expected '{' to open block, found '}'");
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> \n{\n^%arg_0 : f32\n}\n}", options),
+            "bad.pir:4:8: error: expected ' {' after a block argument, found ' '");
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> \n{\n^%arg_0 {} : q7\n}\n}", options),
+            "bad.pir:4:14: error: unknown type 'q7'");
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> \n{\n^%arg_0 {}, %arg_0 {}\n}\n}", options),
+            "bad.pir:4:13: error: redefinition of value '%arg_0'");
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> \n{\n^kw:\n%kwarg_k {} : @\n}\n}", options),
+            "bad.pir:5:15: error: expected a type, found '@'");
+  EXPECT_EQ(
+      ErrorOf("{\n(%0) = \"builtin.parameter\" () {parameter_name:\"p\"} : () -> tensor<1xb>\n"
+              "(%1) = \"pd_op.while\" (cond=%0, inputs=%0) {stop_gradient:[} { \n^%arg_0 {}\n"
+              "}\n}"),
+      "bad.pir:3:59: error: expected an attribute value, found '}'");
 }
 
 }  // namespace

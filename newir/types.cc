@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "newir/hash.h"
+#include "newir/printer.h"
 
 namespace irm::newir {
 namespace detail {
@@ -49,12 +50,6 @@ size_t ComputeHash(const TypeStorage& s) {
   h = HashCombine(h, s.elements.size());
   if (s.dist) h = HashCombine(h, s.dist->Hash());
   return HashRange(h, s.local_dims);
-}
-
-std::string DimsString(const std::vector<int64_t>& dims) {
-  std::string out;
-  for (int64_t d : dims) out += fmt::format("{}x", d);
-  return out;
 }
 
 const std::vector<int64_t> kNoDims;
@@ -302,28 +297,6 @@ bool Type::operator==(const Type& other) const {
          a.elements == b.elements && a.dist == b.dist && a.local_dims == b.local_dims;
 }
 
-std::string Type::ToString(TypeStyle style) const {
-  switch (kind()) {
-    case TypeKind::kNull:
-      return "<<NULL TYPE>>";
-    case TypeKind::kDenseTensor:
-      return fmt::format("{}tensor<{}{}>", style == TypeStyle::kTyped ? "builtin." : "",
-                         DimsString(dims()), dtype().ToString(style));
-    case TypeKind::kVector: {
-      std::vector<std::string> items;
-      for (const Type& e : elements()) items.push_back(e.ToString(style));
-      return fmt::format("vec[{}]", fmt::join(items, ","));
-    }
-    case TypeKind::kDenseTensorArray:
-      return fmt::format("pd_op.tensor_array<{}{}>", DimsString(dims()), dtype().ToString(style));
-    case TypeKind::kSelectedRows:
-      return fmt::format("pd_op.selectedrows<{}{}>", DimsString(dims()), dtype().ToString(style));
-    case TypeKind::kDistDenseTensor:
-      return fmt::format("pd_dist.tensor<{}{}, {}>", DimsString(dims()), dtype().ToString(style),
-                         dist_attr()->ToString());
-    default:
-      return ScalarTypeName(kind());
-  }
-}
+std::string Type::ToString(TypeStyle style) const { return PrintType(*this, style); }
 
 }  // namespace irm::newir

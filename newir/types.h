@@ -135,9 +135,9 @@ class Type {
   bool operator==(const Type& other) const;
   bool operator!=(const Type& other) const { return !(*this == other); }
 
-  // `builtin.tensor<2x3xf32>`, `vec[f32,i64]`, `pd_op.tensor_array<f32>`,
-  // `pd_op.selectedrows<10x20xf32>`, `pd_dist.tensor<8x8xf32, mesh_shape:[2],...>`,
-  // `<<NULL TYPE>>` for null.
+  // The text form, printer.h's PrintType: `builtin.tensor<2x3xf32>`, `vec[f32,i64]`,
+  // `pd_op.tensor_array<f32>`, `pd_op.selectedrows<10x20xf32>`,
+  // `pd_dist.tensor<8x8xf32, mesh_shape:[2],...>`, `<<NULL TYPE>>` for null.
   std::string ToString(TypeStyle style = TypeStyle::kTyped) const;
 
  private:
