@@ -14,13 +14,12 @@
 #include "newir/text_print.h"
 
 namespace irm::newir {
-namespace {
 
-// Paddle never prints these: the call stack is long and machine-specific, the symbolic shape is
-// derived data.
 bool IsHiddenAttribute(std::string_view name) {
   return name == "op_callstack" || name == "sym_shape_str";
 }
+
+namespace {
 
 bool HasVisibleAttributes(const AttributeMap& attrs) {
   for (const auto& [name, value] : attrs) {

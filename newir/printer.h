@@ -83,6 +83,10 @@ struct PrintOptions {
 };
 
 // The program's top module region as `{` … `}`, ending with a newline.
+// Whether the printer leaves out an attribute of this name: Paddle never prints op_callstack (long
+// and machine-specific) or sym_shape_str (derived data), so the text form does not carry them.
+bool IsHiddenAttribute(std::string_view name);
+
 std::string PrintProgram(const Program& program, const PrintOptions& options = {});
 
 // One op (with its nested regions, at indentation level 0, no trailing newline). Value numbering

@@ -7,12 +7,15 @@
 #include <unordered_map>
 
 #include "newir/block.h"
+#include "newir/printer.h"
 
 namespace irm::newir {
 namespace {
 
 class Comparer {
  public:
+  explicit Comparer(const StructuralCompareOptions& options) : options_(options) {}
+
   std::optional<std::string> Blocks(const Block& a, const Block& b, const std::string& path) {
     if (a.num_arguments() != b.num_arguments()) {
       return Diff(path,
@@ -65,11 +68,15 @@ class Comparer {
     return std::nullopt;
   }
 
-  static std::optional<std::string> Attributes(const AttributeMap& a, const AttributeMap& b,
-                                               const std::string& path, const std::string& what) {
+  std::optional<std::string> Attributes(const AttributeMap& a, const AttributeMap& b,
+                                        const std::string& path, const std::string& what) const {
+    const bool skip_hidden = options_.ignore_hidden_attributes;
     auto x = a.begin();
     auto y = b.begin();
-    for (; x != a.end() && y != b.end(); ++x, ++y) {
+    auto skip = [&](auto& it, const AttributeMap& m) {
+      while (skip_hidden && it != m.end() && IsHiddenAttribute(it->first)) ++it;
+    };
+    for (skip(x, a), skip(y, b); x != a.end() && y != b.end(); ++x, ++y, skip(x, a), skip(y, b)) {
       if (x->first != y->first) {
         return Diff(path, fmt::format("{} '{}' vs '{}'", what, x->first, y->first));
       }
@@ -130,13 +137,15 @@ class Comparer {
     return std::nullopt;
   }
 
+  StructuralCompareOptions options_;
   std::unordered_map<const Value*, const Value*> twin_;
 };
 
 }  // namespace
 
-std::optional<std::string> FindStructuralDifference(const Program& a, const Program& b) {
-  return Comparer().Blocks(a.block(), b.block(), "");
+std::optional<std::string> FindStructuralDifference(const Program& a, const Program& b,
+                                                    const StructuralCompareOptions& options) {
+  return Comparer(options).Blocks(a.block(), b.block(), "");
 }
 
 }  // namespace irm::newir

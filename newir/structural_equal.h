@@ -12,8 +12,15 @@
 
 namespace irm::newir {
 
+struct StructuralCompareOptions {
+  // Leave out the attributes (of ops and block arguments) the text form never carries (printer.h IsHiddenAttribute), to
+  // compare a program with what its printed text parses back to.
+  bool ignore_hidden_attributes = false;
+};
+
 // Nullopt when the programs are structurally equal; otherwise where and how they first differ:
 // "op 2 (pd_op.matmul) > region 0 > block 0 > op 1 (cf.yield): operand 0 reads a different value".
-std::optional<std::string> FindStructuralDifference(const Program& a, const Program& b);
+std::optional<std::string> FindStructuralDifference(const Program& a, const Program& b,
+                                                    const StructuralCompareOptions& options = {});
 
 }  // namespace irm::newir

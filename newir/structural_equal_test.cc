@@ -127,5 +127,19 @@ TEST(StructuralEqualTest, OpCountAndAttributeNames) {
             "op 0 (pd_op.relu): op is 'pd_op.relu' vs 'pd_op.tanh'");
 }
 
+TEST(StructuralEqualTest, HiddenAttributesCountUnlessIgnored) {
+  Program a;
+  Program b;
+  Builder(a.block()).Create("pd_op.relu", {}, {}, {{"op_callstack", Attribute::Array({})}});
+  Builder(b.block()).Create("pd_op.relu", {}, {});
+  EXPECT_EQ(FindStructuralDifference(a, b),
+            "op 0 (pd_op.relu): attribute 'op_callstack' only in the first");
+  EXPECT_EQ(FindStructuralDifference(a, b, {.ignore_hidden_attributes = true}), std::nullopt);
+  Program c;
+  Builder(c.block()).Create("pd_op.relu", {}, {}, {{"other", Attribute::Bool(true)}});
+  EXPECT_EQ(FindStructuralDifference(a, c, {.ignore_hidden_attributes = true}),
+            "op 0 (pd_op.relu): attribute 'other' only in the second");
+}
+
 }  // namespace
 }  // namespace irm::newir

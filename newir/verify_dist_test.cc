@@ -191,17 +191,21 @@ TEST_F(DistTest, LocalDimsFollowTheSharding) {
   Param("uneven", D(T({5, 8}), Dist({0, -1}), std::vector<int64_t>{4, 8}));
   Param("dynamic", D(T({-1, 8}), Dist({0, -1}), std::vector<int64_t>{-1, 8}));
   const std::string prefix = "error: result 0 ('out') has an inconsistent dist type ";
+  const std::string row =
+      "pd_dist.tensor<4x8xf32, mesh_shape:[2],process_ids:[0,1],dims_mappings:[0,-1]";
   EXPECT_EQ(Check(),
-            "f.pir: op 0 (builtin.parameter): " + prefix + kRowSharded +
-                ": local dim 0 is 3 but dim 0 (size 4) sharded over mesh dim 0 (size 2) gives 2\n"
+            "f.pir: op 0 (builtin.parameter): " + prefix + row +
+                ", local_dims:[3,8]>: local dim 0 is 3 but dim 0 (size 4) sharded over mesh dim 0 "
+                "(size 2) gives 2\n"
                 "f.pir: op 1 (builtin.parameter): " +
-                prefix + kRowSharded +
-                ": local dim 1 is 7 but tensor dim 1 is not sharded and has size 8\n"
+                prefix + row +
+                ", local_dims:[2,7]>: local dim 1 is 7 but tensor dim 1 is not sharded and has "
+                "size 8\n"
                 "f.pir: op 2 (builtin.parameter): " +
                 prefix +
-                "pd_dist.tensor<5x8xf32, mesh_shape:[2],process_ids:[0,1],dims_mappings:[0,-1]>: "
-                "local dim 0 is 4 but dim 0 (size 5) sharded unevenly over mesh dim 0 (size 2) "
-                "gives at most 3\n");
+                "pd_dist.tensor<5x8xf32, mesh_shape:[2],process_ids:[0,1],dims_mappings:[0,-1], "
+                "local_dims:[4,8]>: local dim 0 is 4 but dim 0 (size 5) sharded unevenly over mesh "
+                "dim 0 (size 2) gives at most 3\n");
 }
 
 TEST_F(DistTest, DistTypesInVectorsAndBlockArgumentsAreChecked) {
@@ -215,8 +219,9 @@ TEST_F(DistTest, DistTypesInVectorsAndBlockArgumentsAreChecked) {
   Value* arg = body.AddArgument(bad);
   Builder(body).Create("cf.yield", {c, arg}, {});
   const std::string problem =
-      std::string(kRowSharded) +
-      ": local dim 0 is 4 but dim 0 (size 4) sharded over mesh dim 0 (size 2) gives 2\n";
+      "pd_dist.tensor<4x8xf32, mesh_shape:[2],process_ids:[0,1],dims_mappings:[0,-1], "
+      "local_dims:[4,8]>: local dim 0 is 4 but dim 0 (size 4) sharded over mesh dim 0 (size 2) "
+      "gives 2\n";
   // The combine's hook does not run: its table checks already found something.
   EXPECT_EQ(
       Check(),

@@ -135,7 +135,6 @@ TEST(CanonicalizeTest, FullStillReadElsewhereStays) {
 TEST(CanonicalizeTest, ScaleThatIsNotTheIdentityStays) {
   ExpectNoFold(X() + FullOf("(Float)2") + ScaleOf("bias:(Float)0") + kTail);
   ExpectNoFold(X() + FullOf("(Float)1") + ScaleOf("bias:(Float)0.5") + kTail);
-  ExpectNoFold(X() + FullOf("(Float)1") + ScaleOf("bias:\"zero\"") + kTail);
   ExpectNoFold(X() +
                std::string("    (%9) = \"pd_op.scale\" (%0) {scale:(Float)3} : "
                            "(builtin.tensor<2xf32>) -> builtin.tensor<2xf32>") +

@@ -230,7 +230,7 @@ TEST(DceTest, WhileWritingInPlaceStaysAndLosesItsDeadOps) {
     (%0) = "builtin.parameter" () {parameter_name:"x"} : () -> builtin.tensor<2xf32>
     (%1) = "pd_op.less_than" (%0, %0) {} : (builtin.tensor<2xf32>, builtin.tensor<2xf32>) -> builtin.tensor<1xb>
     (%2) = "pd_op.while" (cond=%1, inputs=%0) {
-        ^%arg_0 {}
+    ^%arg_0 {}
         (%3) = "pd_op.increment_" (%arg_0) {} : (builtin.tensor<2xf32>) -> builtin.tensor<2xf32>
         (%4) = "pd_op.tanh" (%arg_0) {} : (builtin.tensor<2xf32>) -> builtin.tensor<2xf32>
         (%5) = "pd_op.less_than" (%3, %arg_0) {} : (builtin.tensor<2xf32>, builtin.tensor<2xf32>) -> builtin.tensor<1xb>
@@ -241,7 +241,7 @@ TEST(DceTest, WhileWritingInPlaceStaysAndLosesItsDeadOps) {
     (%0) = "builtin.parameter" () {parameter_name:"x"} : () -> builtin.tensor<2xf32>
     (%1) = "pd_op.less_than" (%0, %0) {} : (builtin.tensor<2xf32>, builtin.tensor<2xf32>) -> builtin.tensor<1xb>
     (%2) = "pd_op.while" (cond=%1, inputs=%0) {
-        ^%arg_0 {}
+    ^%arg_0 {}
         (%3) = "pd_op.increment_" (%arg_0) {} : (builtin.tensor<2xf32>) -> builtin.tensor<2xf32>
         (%4) = "pd_op.less_than" (%3, %arg_0) {} : (builtin.tensor<2xf32>, builtin.tensor<2xf32>) -> builtin.tensor<1xb>
         () = "cf.yield" (%4, %3) {} : (builtin.tensor<1xb>, builtin.tensor<2xf32>) ->
@@ -257,6 +257,7 @@ TEST(DceTest, UnregisteredRegionOpStays) {
     {
         () = "cf.yield" (%0) {} : (builtin.tensor<2xf32>) ->
     }
+
 }
 )";
   Program program = Parse(text);
