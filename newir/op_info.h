@@ -47,6 +47,11 @@ struct AttrSpec {
   AttrKind kind = AttrKind::kNull;  // kNull: any kind is accepted
   bool required = false;
   Attribute default_value = {};  // null when there is none
+  // What the current, untyped text style cannot say and the table must: the kind an untyped
+  // value reads as when `kind` accepts any (pd_op.full's value: `1` is a Double), and the kind of
+  // an array's elements (`[0,1]` as Int64 for slice's axes). kNull: the parser's fallback.
+  AttrKind untyped_kind = AttrKind::kNull;
+  AttrKind element_kind = AttrKind::kNull;
 };
 
 // Checks what the table cannot say (type relations, value ranges). Runs after the generic checks

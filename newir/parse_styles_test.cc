@@ -67,8 +67,8 @@ TEST(ParserTest, UntypedValuesTakeTheOpTablesKinds) {
   EXPECT_EQ(ops[1]->attribute("padding_idx"), Attribute::Int64(-1));  // an int64 in the table
   EXPECT_EQ(ops[2]->attribute("begin_norm_axis"), Attribute::Int32(1));
   EXPECT_EQ(ops[2]->attribute("epsilon"), Attribute::Float(1e-5f));
-  // full's value accepts any kind: the fallback reads an integer as Int32.
-  EXPECT_EQ(ops[3]->attribute("value"), Attribute::Int32(2));
+  // full's value accepts any kind; the table says an untyped one is a Double (Scalar(double)).
+  EXPECT_EQ(ops[3]->attribute("value"), Attribute::Double(2.0));
   EXPECT_EQ(ops[4]->attribute("bias"), Attribute::Float(2.0f));  // a float in the table
   EXPECT_EQ(ops[5]->attribute("col"), Attribute::Int32(0));
   // The current style prints back exactly; the typed style shows the kinds recovered.
@@ -86,12 +86,35 @@ TEST(ParserTest, UntypedValuesTakeTheOpTablesKinds) {
       "<<NULL TYPE>>, <<NULL TYPE>>) -> builtin.tensor<-1x4xf32>, builtin.tensor<-1xf32>, "
       "builtin.tensor<-1xf32>\n"
       "    (%5) = \"pd_op.full\" () {dtype:(pd_op.DataType)int64,place:(pd_op.Place)Place(cpu),"
-      "shape:(pd_op.IntArray)[1],value:(Int32)2} : () -> builtin.tensor<1xi64>\n"
+      "shape:(pd_op.IntArray)[1],value:(Double)2} : () -> builtin.tensor<1xi64>\n"
       "    (%6) = \"pd_op.scale\" (%2, %5) {bias:(Float)2,bias_after_scale:true} : "
       "(builtin.tensor<-1x4xf32>, builtin.tensor<1xi64>) -> builtin.tensor<-1x4xf32>\n"
       "    (%7) = \"pd_op.fetch\" (%6) {col:(Int32)0,name:\"out\",persistable:[true]} : "
       "(builtin.tensor<-1x4xf32>) -> builtin.tensor<-1x4xf32>\n"
       "}\n");
+}
+
+// An empty default says nothing about an array's elements; the table's element kind does.
+TEST(ParserTest, UntypedArrayElementsTakeTheTablesElementKind) {
+  StatusOr<Program> program = ParseProgram(
+      "{\n"
+      "    (%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(cpu),shape:[2,3]} : () "
+      "-> tensor<2x3xf32>\n"
+      "    (%1) = \"pd_op.transpose\" (%0) {perm:[1,0]} : (tensor<2x3xf32>) -> tensor<3x2xf32>\n"
+      "}\n",
+      "arrays.pir");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  EXPECT_EQ(program->block().back()->attribute("perm"),
+            Attribute::Array({Attribute::Int32(1), Attribute::Int32(0)}));
+  StatusOr<Program> slice = ParseProgram(
+      "{\n"
+      "    (%0) = \"pd_op.full_int_array\" () {dtype:int64,place:Place(cpu),value:[4,8]} : () -> "
+      "tensor<2xi64>\n"
+      "}\n",
+      "arrays.pir");
+  ASSERT_TRUE(slice.ok()) << slice.status().ToString();
+  EXPECT_EQ(slice->block().front()->attribute("value"),
+            Attribute::Array({Attribute::Int64(4), Attribute::Int64(8)}));
 }
 
 // An explicit kind wins over the table (the verifier judges it).

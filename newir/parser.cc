@@ -127,9 +127,10 @@ class Parser {
       IRM_RETURN_IF_ERROR(c_.Expect(":", "after attribute name"));
       AttrExpectation expect;
       if (const AttrSpec* spec = info != nullptr ? info->FindAttribute(name) : nullptr) {
-        expect.kind = spec->kind;
+        expect.kind = spec->kind != AttrKind::kNull ? spec->kind : spec->untyped_kind;
+        expect.element = spec->element_kind;
         if (const std::vector<Attribute>* items = spec->default_value.AsArray();
-            items != nullptr && !items->empty()) {
+            expect.element == AttrKind::kNull && items != nullptr && !items->empty()) {
           expect.element = items->front().kind();
         }
         expect.what = fmt::format("attribute '{}' of '{}'", name, op_name);

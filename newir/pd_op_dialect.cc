@@ -52,12 +52,16 @@ AttrSpec Dtype(std::string name, DataType v) {
 AttrSpec Ints(std::string name, std::vector<int32_t> v) {
   std::vector<Attribute> items;
   for (int32_t i : v) items.push_back(Attribute::Int32(i));
-  return Def(std::move(name), Attribute::Array(std::move(items)));
+  AttrSpec spec = Def(std::move(name), Attribute::Array(std::move(items)));
+  spec.element_kind = AttrKind::kInt32;
+  return spec;
 }
 AttrSpec Int64s(std::string name, std::vector<int64_t> v) {
   std::vector<Attribute> items;
   for (int64_t i : v) items.push_back(Attribute::Int64(i));
-  return Def(std::move(name), Attribute::Array(std::move(items)));
+  AttrSpec spec = Def(std::move(name), Attribute::Array(std::move(items)));
+  spec.element_kind = AttrKind::kInt64;
+  return spec;
 }
 AttrSpec IntArr(std::string name, std::vector<int64_t> v) {
   return Def(std::move(name), Attribute::IntArrayAttr(std::move(v)));
@@ -219,8 +223,10 @@ void AddShapeAndCreation(Table& t) {
            {Int64s("axes", {}), Int64s("infer_flags", {}), Int64s("decrease_axis", {})}));
   // full keeps shape and value as attributes: it is what materializes the mutable ones. full_
   // fills an existing tensor: ops.yaml's full_(Tensor output, ...) with inplace (output -> out).
-  const std::vector<AttrSpec> full_attrs = {Req("shape", AttrKind::kIntArray),
-                                            Req("value", AttrKind::kNull),
+  // value is ops.yaml's Scalar(double): a Double, though older files hold a Float or an int.
+  AttrSpec value = Req("value", AttrKind::kNull);
+  value.untyped_kind = AttrKind::kDouble;
+  const std::vector<AttrSpec> full_attrs = {Req("shape", AttrKind::kIntArray), value,
                                             Dtype("dtype", DataType::kFloat32), PlaceAttr()};
   t.Add(Op("full", "a tensor filled with value", {}, {Out("out")}, full_attrs));
   t.Add(Inplace(Op("full", "fills output with value", {In("output")}, {Out("out")}, full_attrs)));

@@ -59,7 +59,7 @@ TEST(TextCompatTest, UntypedMlp) {
   EXPECT_EQ(ops[10]->attribute("axis"), Attribute::IntArrayAttr({}));
   EXPECT_EQ(ops[10]->result(0)->type(), T({}));
   EXPECT_EQ(ops[13]->attribute("axis"), Attribute::Int32(-1));
-  EXPECT_EQ(ops[18]->attribute("value"), Attribute::Float(0.01f));
+  EXPECT_EQ(ops[18]->attribute("value"), Attribute::Double(0.01));  // full: the table says Double
   EXPECT_EQ(ops[19]->result(0)->type(), Type::Vector({T({4, 8}), T({8, 2})}));
   EXPECT_EQ(ops[20]->attribute("index"), Attribute::Int32(1));
   // sgd_ reads the learning rate, the gradient from matmul_grad and no master param.
