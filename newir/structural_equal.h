@@ -13,8 +13,8 @@
 namespace irm::newir {
 
 struct StructuralCompareOptions {
-  // Leave out the attributes (of ops and block arguments) the text form never carries (printer.h IsHiddenAttribute), to
-  // compare a program with what its printed text parses back to.
+  // Leave out the attributes (of ops and block arguments) the text form never carries (printer.h
+  // IsHiddenAttribute), to compare a program with what its printed text parses back to.
   bool ignore_hidden_attributes = false;
 };
 
