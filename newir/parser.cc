@@ -302,7 +302,9 @@ class Parser {
     }
     const OpInfo* info = options_.registry->Lookup(op_name);
     if (info == nullptr && !options_.allow_unregistered) {
-      return c_.ErrorAt(name_at, fmt::format("unknown op '{}'", op_name));
+      return c_.ErrorAt(
+          name_at,
+          fmt::format("unknown op '{}' (--allow-unregistered keeps it opaquely)", op_name));
     }
     c_.SkipSpaces();
     if (c_.Consume("[id:")) {  // debug info: read and dropped

@@ -626,7 +626,9 @@ TEST(ParserErrorTest, RedefinedValue) {
 
 TEST(ParserErrorTest, UnknownOp) {
   const std::string text = "{\n  () = \"pd_op.no_such_op\" () {} : () -> \n}";
-  EXPECT_EQ(ErrorOf(text), "bad.pir:2:8: error: unknown op 'pd_op.no_such_op'");
+  EXPECT_EQ(ErrorOf(text),
+            "bad.pir:2:8: error: unknown op 'pd_op.no_such_op' (--allow-unregistered keeps it "
+            "opaquely)");
   EXPECT_EQ(ErrorOf(text, Unregistered()), "parsed");
 }
 

@@ -189,7 +189,7 @@ class Verifier {
                            op.name()));
       } else if (!options_.allow_unregistered) {
         Report(op, index,
-               fmt::format("op '{}' is not registered (allow_unregistered keeps unknown ops "
+               fmt::format("op '{}' is not registered (--allow-unregistered keeps unknown ops "
                            "opaquely)",
                            op.name()));
       }

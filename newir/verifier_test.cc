@@ -195,7 +195,7 @@ TEST_F(VerifierTest, UnregisteredOpsAreErrorsUnlessAllowed) {
   b.Create("pd_op.nonexistent", {x}, {T({2})});
   EXPECT_EQ(Check(p),
             "f.pir: op 2 (pd_op.nonexistent): error: op 'pd_op.nonexistent' is not registered "
-            "(allow_unregistered keeps unknown ops opaquely)\n");
+            "(--allow-unregistered keeps unknown ops opaquely)\n");
   EXPECT_EQ(Check(p, /*allow_unregistered=*/true), "");
 }
 
