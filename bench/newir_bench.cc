@@ -15,16 +15,13 @@
 // a miss when run with --irm_check_targets.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <cstring>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "bench/bench_runner.h"
 #include "newir/builder.h"
 #include "newir/parser.h"
 #include "newir/pir_json.h"
@@ -266,48 +263,12 @@ void BM_NlohmannDump(benchmark::State& state) {
 }
 BENCHMARK(BM_NlohmannDump)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Keeps each benchmark's real time per iteration (seconds) for the comparison at the end: the mean
-// over repetitions when run with --benchmark_repetitions, else the single run.
-class CollectingReporter : public benchmark::ConsoleReporter {
- public:
-  // Colours only on a terminal, so that logs and docs get plain text.
-  CollectingReporter() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred) continue;
-      const bool mean = run.run_type == Run::RT_Aggregate && run.aggregate_name == "mean";
-      const std::string name = run.run_name.function_name;
-      if (run.run_type == Run::RT_Iteration && has_mean_.count(name)) continue;
-      if (run.run_type != Run::RT_Iteration && !mean) continue;
-      if (mean) has_mean_.insert(name);
-      seconds_[name] = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
-    }
-  }
-  std::set<std::string> has_mean_;
-  std::map<std::string, double> seconds_;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool check_targets = false;
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--irm_check_targets") == 0) {
-      check_targets = true;
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  int count = static_cast<int>(args.size());
-  benchmark::Initialize(&count, args.data());
-  CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-
-  auto& s = reporter.seconds_;
-  auto has = [&](const char* bm) { return s.count(bm) > 0; };
+  irm::bench::BenchmarkRun run = irm::bench::RunBenchmarks(argc, argv);
+  auto& s = run.seconds;
+  auto has = [&](const char* bm) { return run.Has(bm); };
   bool ok = true;
   const Fixture& f = Shared();
   fmt::print("program: {} ops, text {} bytes, JSON {} bytes\n", f.ops, f.text.size(),
@@ -330,5 +291,5 @@ int main(int argc, char** argv) {
                s["BM_JsonWrite"] / s["BM_NlohmannDump"], s["BM_JsonRead"] / s["BM_NlohmannParse"]);
   }
   benchmark::Shutdown();
-  return check_targets && !ok ? 1 : 0;
+  return run.check_targets && !ok ? 1 : 0;
 }

@@ -18,14 +18,10 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include <unistd.h>
-
 #include <cstdlib>
-#include <cstring>
-#include <map>
-#include <set>
 #include <string>
 
+#include "bench/bench_runner.h"
 #include "examples/mlp_program.h"
 #include "oldir/dump.h"
 #include "oldir/models/mlp.h"
@@ -172,52 +168,16 @@ BENCHMARK(BM_Dump)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// Keeps each benchmark's real time per iteration (seconds) for the comparison at the end: the mean
-// over repetitions when run with --benchmark_repetitions, else the single run.
-class CollectingReporter : public benchmark::ConsoleReporter {
- public:
-  // Colours only on a terminal, so that logs and docs get plain text.
-  CollectingReporter() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred) continue;
-      const bool mean = run.run_type == Run::RT_Aggregate && run.aggregate_name == "mean";
-      const std::string name = run.run_name.function_name + "/" + run.run_name.args;
-      if (run.run_type == Run::RT_Iteration && has_mean_.count(name)) continue;
-      if (run.run_type != Run::RT_Iteration && !mean) continue;
-      if (mean) has_mean_.insert(name);
-      seconds_[name] = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
-    }
-  }
-  std::set<std::string> has_mean_;
-  std::map<std::string, double> seconds_;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool check_targets = false;
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--irm_check_targets") == 0) {
-      check_targets = true;
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  int count = static_cast<int>(args.size());
-  benchmark::Initialize(&count, args.data());
-  CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-
-  auto& s = reporter.seconds_;
+  irm::bench::BenchmarkRun run = irm::bench::RunBenchmarks(argc, argv);
+  auto& s = run.seconds;
   bool ok = true;
   for (int64_t which : {0, 1}) {
     const Fixture& f = Shared(which);
     const std::string arg = fmt::format("/program:{}", which);
-    auto has = [&](const char* bm) { return s.count(bm + arg) > 0; };
+    auto has = [&](const char* bm) { return run.Has(bm + arg); };
     auto at = [&](const char* bm) { return s[bm + arg]; };
     fmt::print("program:{}: {} ops, {} blocks, {} bytes binary\n", which, f.ops,
                f.program.num_blocks(), f.bytes.size());
@@ -244,5 +204,5 @@ int main(int argc, char** argv) {
     }
   }
   benchmark::Shutdown();
-  return check_targets && !ok ? 1 : 0;
+  return run.check_targets && !ok ? 1 : 0;
 }
