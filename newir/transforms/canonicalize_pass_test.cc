@@ -5,32 +5,14 @@
 // erasing only what became dead, and the max-iterations / test-convergence options.
 #include <gtest/gtest.h>
 
-#include "newir/parser.h"
 #include "newir/pass_pipeline.h"
-#include "newir/printer.h"
+#include "newir/transforms/pass_test_support.h"
 
 namespace irm::newir {
 namespace {
 
-// The printed program with the spaces at line ends removed (zero-result op lines end with "-> ").
-std::string Print(const Program& program) {
-  std::string out;
-  for (char c : PrintProgram(program)) {
-    if (c == '\n') {
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-    }
-    out += c;
-  }
-  return out;
-}
-
-Program Parse(const std::string& text) {
-  ParseOptions options;
-  options.allow_unregistered = true;
-  StatusOr<Program> program = ParseProgram(text, "t.pir", options);
-  EXPECT_TRUE(program.ok()) << program.status().ToString();
-  return program.ok() ? std::move(program).value() : Program();
-}
+using testing::Parse;
+using testing::Print;
 
 // Runs canonicalize as `pipeline` spells it; the printed result, or the error.
 std::string RunPass(Program& program, IrChange* change = nullptr,

@@ -4,34 +4,15 @@
 // restricted "erase what became dead" mode canonicalize uses, and the change report.
 #include <gtest/gtest.h>
 
-#include "newir/parser.h"
 #include "newir/pass_registry.h"
-#include "newir/printer.h"
+#include "newir/transforms/pass_test_support.h"
 #include "newir/transforms/passes.h"
 
 namespace irm::newir {
 namespace {
 
-// The printed program with the spaces at line ends removed (the printer ends zero-result op lines
-// with "-> "), so that expectations can be raw strings.
-std::string Print(const Program& program) {
-  std::string out;
-  for (char c : PrintProgram(program)) {
-    if (c == '\n') {
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-    }
-    out += c;
-  }
-  return out;
-}
-
-Program Parse(const std::string& text) {
-  ParseOptions options;
-  options.allow_unregistered = true;
-  StatusOr<Program> program = ParseProgram(text, "t.pir", options);
-  EXPECT_TRUE(program.ok()) << program.status().ToString();
-  return program.ok() ? std::move(program).value() : Program();
-}
+using testing::Parse;
+using testing::Print;
 
 // Runs the registered dce pass; the printed result, or the error.
 std::string RunDce(Program& program, IrChange* change = nullptr) {
