@@ -10,33 +10,16 @@
 
 #include "newir/block.h"
 #include "newir/parser.h"
+#include "newir/parser_test_support.h"
 #include "newir/printer.h"
 
 namespace irm::newir {
 namespace {
 
-Type T(std::vector<int64_t> dims, Type dtype = Type::F32()) {
-  return Type::DenseTensor(std::move(dtype), std::move(dims));
-}
-
-ParseOptions Unregistered() {
-  ParseOptions options;
-  options.allow_unregistered = true;
-  return options;
-}
-
-std::string Reprint(const std::string& text, const ParseOptions& options = {}) {
-  StatusOr<Program> program = ParseProgram(text, "t.pir", options);
-  if (!program.ok()) return "PARSE ERROR: " + program.status().ToString();
-  return PrintProgram(*program);
-}
-
-std::string ErrorOf(const std::string& text, const ParseOptions& options = {}) {
-  StatusOr<Program> program = ParseProgram(text, "bad.pir", options);
-  if (program.ok()) return "parsed";
-  EXPECT_EQ(program.status().code(), StatusCode::kParseError);
-  return program.status().ToString();
-}
+using testing::ErrorOf;
+using testing::Reprint;
+using testing::T;
+using testing::Unregistered;
 
 // Today's Paddle prints attribute values without kinds; the op table gives them back.
 TEST(ParserTest, UntypedValuesTakeTheOpTablesKinds) {

@@ -5,6 +5,7 @@
 // and malformed inputs with their exact diagnostics. parse_styles_test.cc covers Paddle's other
 // print styles.
 #include "newir/parser.h"
+#include "newir/parser_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -18,22 +19,10 @@
 namespace irm::newir {
 namespace {
 
-Type T(std::vector<int64_t> dims, Type dtype = Type::F32()) {
-  return Type::DenseTensor(std::move(dtype), std::move(dims));
-}
-
-ParseOptions Unregistered() {
-  ParseOptions options;
-  options.allow_unregistered = true;
-  return options;
-}
-
-// Parses `text` and prints it back.
-std::string Reprint(const std::string& text, const ParseOptions& options = {}) {
-  StatusOr<Program> program = ParseProgram(text, "t.pir", options);
-  if (!program.ok()) return "PARSE ERROR: " + program.status().ToString();
-  return PrintProgram(*program);
-}
+using testing::ErrorOf;
+using testing::Reprint;
+using testing::T;
+using testing::Unregistered;
 
 // print ∘ parse ∘ print == print.
 void ExpectRoundTrip(const Program& program, const ParseOptions& options = {}) {
@@ -52,13 +41,6 @@ void ExpectLossless(const Program& program, const ParseOptions& options = Unregi
       "")
       << text;
   EXPECT_EQ(PrintProgram(*parsed), text);
-}
-
-std::string ErrorOf(const std::string& text, const ParseOptions& options = {}) {
-  StatusOr<Program> program = ParseProgram(text, "bad.pir", options);
-  if (program.ok()) return "parsed";
-  EXPECT_EQ(program.status().code(), StatusCode::kParseError);
-  return program.status().ToString();
 }
 
 const char kMlpText[] =
