@@ -16,8 +16,9 @@
 
 namespace irm::newir {
 
-// Every mesh dim is positive; process_ids has one id per mesh position (the product of the shape)
-// and no id twice; dim_names, when given, name every mesh dim.
+// Every mesh dim is positive; process_ids, unless empty (not recorded: early-2024 prints of dist
+// types leave them out), has one id per mesh position (the product of the shape) and no id twice;
+// dim_names, when given, name every mesh dim.
 void CheckProcessMesh(const ProcessMesh& mesh, std::vector<std::string>& problems);
 
 // The mesh, then: dims_mapping has `rank` entries (when the rank is known); each entry is -1 or a
