@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "newir/block.h"
 
@@ -66,6 +67,16 @@ bool TypesCompatibleAt(const Type& a, const Type& b, int depth) {
 }
 
 const char* Plural(size_t n, const char* one, const char* many) { return n == 1 ? one : many; }
+
+// The types of a binary op's two tensor operands; {null, null} when it has not exactly two
+// operands or one is not a tensor (the table checks report that).
+std::pair<const Type*, const Type*> TwoTensorOperands(const Operation& op) {
+  if (op.num_operands() != 2) return {nullptr, nullptr};
+  const Type* x = TypeOf(op.operand(0));
+  const Type* y = TypeOf(op.operand(1));
+  if (x == nullptr || y == nullptr || !IsTensor(*x) || !IsTensor(*y)) return {nullptr, nullptr};
+  return {x, y};
+}
 
 }  // namespace
 
@@ -171,10 +182,8 @@ Status VerifyWhileOp(const Operation& op) {
 }
 
 Status VerifyMatmulOp(const Operation& op) {
-  if (op.num_operands() != 2) return Status::Ok();
-  const Type* x = TypeOf(op.operand(0));
-  const Type* y = TypeOf(op.operand(1));
-  if (x == nullptr || y == nullptr || !IsTensor(*x) || !IsTensor(*y)) return Status::Ok();
+  const auto [x, y] = TwoTensorOperands(op);
+  if (x == nullptr) return Status::Ok();
   const std::vector<int64_t>& xd = x->dims();
   const std::vector<int64_t>& yd = y->dims();
   if (xd.empty() || yd.empty()) return Status::Ok();
@@ -200,10 +209,8 @@ Status VerifyMatmulOp(const Operation& op) {
 }
 
 Status VerifyElementwiseBinaryOp(const Operation& op) {
-  if (op.num_operands() != 2) return Status::Ok();
-  const Type* x = TypeOf(op.operand(0));
-  const Type* y = TypeOf(op.operand(1));
-  if (x == nullptr || y == nullptr || !IsTensor(*x) || !IsTensor(*y)) return Status::Ok();
+  const auto [x, y] = TwoTensorOperands(op);
+  if (x == nullptr) return Status::Ok();
   const std::vector<int64_t>& xd = x->dims();
   const std::vector<int64_t>& yd = y->dims();
   const size_t n = std::min(xd.size(), yd.size());

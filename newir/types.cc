@@ -124,17 +124,28 @@ std::optional<Type> Type::ScalarFromName(std::string_view name) {
   return std::nullopt;
 }
 
-Type Type::DenseTensor(Type dtype, std::vector<int64_t> dims, DataLayout layout, LoD lod,
-                       size_t offset) {
+namespace {
+
+// Dense tensors and selected rows share one storage layout; only the kind tells them apart.
+std::shared_ptr<TypeStorage> TensorStorage(TypeKind kind, Type dtype, std::vector<int64_t> dims,
+                                           DataLayout layout, LoD lod, size_t offset) {
   auto s = std::make_shared<TypeStorage>();
-  s->kind = TypeKind::kDenseTensor;
+  s->kind = kind;
   s->dtype = std::move(dtype);
   s->dims = std::move(dims);
   s->layout = layout;
   s->lod = std::move(lod);
   s->offset = offset;
   s->hash = ComputeHash(*s);
-  return Type(std::move(s));
+  return s;
+}
+
+}  // namespace
+
+Type Type::DenseTensor(Type dtype, std::vector<int64_t> dims, DataLayout layout, LoD lod,
+                       size_t offset) {
+  return Type(TensorStorage(TypeKind::kDenseTensor, std::move(dtype), std::move(dims), layout,
+                            std::move(lod), offset));
 }
 
 Type Type::Vector(std::vector<Type> elements) {
@@ -157,15 +168,8 @@ Type Type::DenseTensorArray(Type dtype, std::vector<int64_t> dims, DataLayout la
 
 Type Type::SelectedRows(Type dtype, std::vector<int64_t> dims, DataLayout layout, LoD lod,
                         size_t offset) {
-  auto s = std::make_shared<TypeStorage>();
-  s->kind = TypeKind::kSelectedRows;
-  s->dtype = std::move(dtype);
-  s->dims = std::move(dims);
-  s->layout = layout;
-  s->lod = std::move(lod);
-  s->offset = offset;
-  s->hash = ComputeHash(*s);
-  return Type(std::move(s));
+  return Type(TensorStorage(TypeKind::kSelectedRows, std::move(dtype), std::move(dims), layout,
+                            std::move(lod), offset));
 }
 
 StatusOr<Type> Type::DistDenseTensor(Type dense, TensorDistAttr dist,
