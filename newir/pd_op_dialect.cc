@@ -116,8 +116,9 @@ void AddMath(Table& t) {
   t.Add(Verified(Op("matmul", "matrix product", {In("x"), In("y")}, {Out("out")},
                     {Bool("transpose_x", false), Bool("transpose_y", false)}),
                  VerifyMatmulOp));
+  // A grad the backward pass does not need (x from a stop_gradient input) is absent: null type.
   t.Add(Op("matmul_grad", "gradient of matmul", {In("x"), In("y"), In("out_grad")},
-           {Out("x_grad"), Out("y_grad")},
+           {OptOut("x_grad"), OptOut("y_grad")},
            {Bool("transpose_x", false), Bool("transpose_y", false)}));
   for (const char* name : {"add", "subtract", "multiply", "divide"}) {
     t.AddWithInplace(

@@ -14,6 +14,7 @@
 #include "oldir/optimizer.h"
 #include "oldir/program_io.h"
 #include "tools/ir_format.h"
+#include "translator/translate.h"
 
 namespace irm::tools {
 
@@ -66,6 +67,18 @@ struct OptCommand {
   NewIrOptions newir;
 };
 int RunOpt(const OptCommand& command, std::ostream& out, std::ostream& err);
+
+// Translates a legacy program into a new-IR program.
+struct TranslateCommand {
+  std::string input;             // "-" = stdin
+  std::optional<IrFormat> from;  // binary or text; nullopt: detect from content
+  std::string output = "-";      // "-": PIR text on stdout
+  std::optional<IrFormat> to;    // pir or json; nullopt: from the output's extension
+  translator::CommOpStyle comm_ops = translator::CommOpStyle::kDist;
+  bool coverage = false;  // print the op-type coverage table on stderr
+  NewIrOptions newir;     // allow_unregistered: unknown ops become opaque pd_op.legacy.<type> ops
+};
+int RunTranslate(const TranslateCommand& command, std::ostream& out, std::ostream& err);
 
 struct BuildCommand {
   enum class Model { kMlp, kGpt };

@@ -182,6 +182,30 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   opt_app->add_flag("--pass-timing", opt.pass_timing, "Print wall time per pass on stderr");
   AddNewIrOptions(opt_app, &opt.newir);
 
+  TranslateCommand translate;
+  CLI::App* translate_app = app.add_subcommand(
+      "translate",
+      "Translate a legacy program into a new-IR program (PIR text or JSON), verified before it "
+      "is written; every op type that cannot be translated is listed");
+  translate_app->add_option("input", translate.input, "Legacy program ('-' = stdin)")->required();
+  translate_app->add_option("-o,--output", translate.output,
+                            "Output file ('-' = PIR text on stdout, the default)");
+  AddFormatOption(translate_app, "--from", &translate.from, "Force the input format");
+  AddFormatOption(translate_app, "--to", &translate.to,
+                  "Output format, pir or json (default: from the output's extension)");
+  AddNamedOption(
+      translate_app, "--comm-ops", &translate.comm_ops, {"dist", "legacy"},
+      [](std::string_view name) -> std::optional<translator::CommOpStyle> {
+        if (name == "dist") return translator::CommOpStyle::kDist;
+        if (name == "legacy") return translator::CommOpStyle::kLegacy;
+        return std::nullopt;
+      },
+      "Communication ops as the new IR's collectives (dist, default) or Paddle's legacy names");
+  translate_app->add_flag("--coverage", translate.coverage,
+                          "Print a table of op types (count, translated, dropped, opaque, "
+                          "unsupported) on stderr");
+  AddNewIrOptions(translate_app, &translate.newir);
+
   BuildCommand build;
   CLI::App* build_app = app.add_subcommand(
       "build",
@@ -214,6 +238,7 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   if (validate_app->parsed()) return RunValidate(validate, out, err);
   if (convert_app->parsed()) return RunConvert(convert, out, err);
   if (opt_app->parsed()) return RunOpt(opt, out, err);
+  if (translate_app->parsed()) return RunTranslate(translate, out, err);
   if (build_app->parsed()) {
     build.model = gpt_app->parsed() ? BuildCommand::Model::kGpt : BuildCommand::Model::kMlp;
     return RunBuild(build, out, err);

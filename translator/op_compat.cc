@@ -1,0 +1,342 @@
+// The op-compat table (op_compat.h): one row per legacy op. Renames follow Paddle's
+// op_compat.yaml (reference/paddle-ir.md §3.2, §3.5); only what differs from the rules in
+// op_compat.h is written down. A row without new_op and handler is a known op the translator
+// refuses (its note says why); a row whose handler may emit nothing says so in its note, which the
+// coverage report shows for the dropped ops.
+#include "translator/op_compat.h"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+#include "translator/comm_ops.h"
+#include "translator/control_flow.h"
+#include "translator/special_ops.h"
+
+namespace irm::translator {
+namespace {
+
+using newir::DataType;
+
+// Mutable operands.
+MutableOperand Scalar(std::string_view operand, std::string_view tensor_slot, std::string_view attr,
+                      DataType dtype, std::optional<double> fallback = {}) {
+  return {.operand = operand,
+          .tensor_slot = tensor_slot,
+          .attr = attr,
+          .dtype = dtype,
+          .fallback = fallback};
+}
+MutableOperand IntArray(std::string_view operand, std::string_view tensor_slot,
+                        std::string_view list_slot, std::string_view attr) {
+  return {.operand = operand,
+          .tensor_slot = tensor_slot,
+          .list_slot = list_slot,
+          .attr = attr,
+          .dtype = DataType::kInt64,
+          .int_array = true};
+}
+
+void AddMath(std::vector<OpCompat>& t) {
+  t.push_back({.legacy_type = "matmul_v2",
+               .new_op = "matmul",
+               .attrs = {{"trans_x", "transpose_x"}, {"trans_y", "transpose_y"}}});
+  t.push_back({.legacy_type = "matmul_v2_grad", .new_op = "matmul_grad", .forward = "matmul_v2"});
+  // elementwise_*: the handler reshapes Y when `axis` does not align it with X's trailing dims.
+  const std::pair<std::string_view, std::string_view> binary[] = {
+      {"elementwise_add", "add"},      {"elementwise_sub", "subtract"},
+      {"elementwise_mul", "multiply"}, {"elementwise_div", "divide"},
+      {"elementwise_max", "maximum"},  {"elementwise_mod", "remainder"}};
+  for (const auto& [legacy, name] : binary) {
+    t.push_back({.legacy_type = legacy, .new_op = name, .handler = TranslateElementwise});
+  }
+  const std::pair<std::string_view, std::string_view> binary_grad[] = {
+      {"elementwise_add_grad", "add_grad"},
+      {"elementwise_sub_grad", "subtract_grad"},
+      {"elementwise_mul_grad", "multiply_grad"},
+      {"elementwise_div_grad", "divide_grad"}};
+  for (const auto& [legacy, name] : binary_grad) {
+    t.push_back({.legacy_type = legacy, .new_op = name, .handler = TranslateElementwiseGrad});
+  }
+  t.push_back({.legacy_type = "scale",
+               .new_op = "scale",
+               .mutables = {Scalar("scale", "ScaleTensor", "scale", DataType::kFloat32, 1.0)}});
+  t.push_back({.legacy_type = "cast", .new_op = "cast", .attrs = {{"out_dtype", "dtype"}}});
+  t.push_back({.legacy_type = "sum", .new_op = "add_n", .slots = {{"X", "inputs"}}});
+  t.push_back({.legacy_type = "squared_l2_norm", .new_op = "squared_l2_norm"});
+  t.push_back({.legacy_type = "sqrt", .new_op = "sqrt"});
+  t.push_back({.legacy_type = "mean", .new_op = "mean_all"});
+  t.push_back({.legacy_type = "mean_grad", .new_op = "mean_all_grad", .forward = "mean"});
+  // reduce_*: reduce_all=true reduces every dim whatever `dim` says (handler).
+  t.push_back({.legacy_type = "reduce_mean",
+               .new_op = "mean",
+               .attrs = {{"dim", "axis"}, {"keep_dim", "keepdim"}},
+               .handler = TranslateReduce});
+  t.push_back({.legacy_type = "reduce_mean_grad",
+               .new_op = "mean_grad",
+               .forward = "reduce_mean",
+               .handler = TranslateReduce});
+  t.push_back({.legacy_type = "reduce_sum",
+               .new_op = "sum",
+               .attrs = {{"keep_dim", "keepdim"}, {"out_dtype", "dtype"}},
+               .handler = TranslateReduce});
+  t.push_back({.legacy_type = "reduce_sum_grad",
+               .new_op = "sum_grad",
+               .forward = "reduce_sum",
+               .handler = TranslateReduce});
+  t.push_back({.legacy_type = "equal", .new_op = "equal"});
+  t.push_back({.legacy_type = "less_than", .new_op = "less_than"});
+  t.push_back({.legacy_type = "logical_not", .new_op = "logical_not"});
+  t.push_back({.legacy_type = "increment", .new_op = "increment", .attrs = {{"step", "value"}}});
+}
+
+void AddActivationsAndNn(std::vector<OpCompat>& t) {
+  for (std::string_view name : {"relu", "sigmoid", "tanh", "gelu", "softmax"}) {
+    t.push_back({.legacy_type = name, .new_op = name});
+  }
+  t.push_back({.legacy_type = "relu_grad", .new_op = "relu_grad", .forward = "relu"});
+  t.push_back({.legacy_type = "sigmoid_grad", .new_op = "sigmoid_grad", .forward = "sigmoid"});
+  t.push_back({.legacy_type = "tanh_grad", .new_op = "tanh_grad", .forward = "tanh"});
+  t.push_back({.legacy_type = "gelu_grad", .new_op = "gelu_grad", .forward = "gelu"});
+  t.push_back({.legacy_type = "softmax_grad", .new_op = "softmax_grad", .forward = "softmax"});
+  t.push_back({.legacy_type = "layer_norm", .new_op = "layer_norm", .slots = {{"Y", "out"}}});
+  t.push_back(
+      {.legacy_type = "layer_norm_grad", .new_op = "layer_norm_grad", .forward = "layer_norm"});
+  t.push_back({.legacy_type = "lookup_table_v2",
+               .new_op = "embedding",
+               .slots = {{"Ids", "x"}, {"W", "weight"}},
+               .attrs = {{"is_sparse", "sparse"}}});
+  t.push_back({.legacy_type = "lookup_table_v2_grad",
+               .new_op = "embedding_grad",
+               .forward = "lookup_table_v2"});
+  t.push_back({.legacy_type = "dropout",
+               .new_op = "dropout",
+               .slots = {{"Seed", "seed_tensor"}},
+               .attrs = {{"dropout_prob", "p"}, {"dropout_implementation", "mode"}}});
+  t.push_back({.legacy_type = "dropout_grad", .new_op = "dropout_grad", .forward = "dropout"});
+  t.push_back({.legacy_type = "softmax_with_cross_entropy",
+               .new_op = "cross_entropy_with_softmax",
+               .slots = {{"Logits", "input"}}});
+  t.push_back({.legacy_type = "softmax_with_cross_entropy_grad",
+               .new_op = "cross_entropy_with_softmax_grad",
+               .forward = "softmax_with_cross_entropy"});
+}
+
+void AddShapeAndCreation(std::vector<OpCompat>& t) {
+  // reshape2 / transpose2: XShape has no new-IR twin (dropped); reshape2_grad is rebuilt from it.
+  t.push_back({.legacy_type = "reshape2",
+               .new_op = "reshape",
+               .mutables = {IntArray("shape", "Shape", "ShapeTensor", "shape")}});
+  t.push_back({.legacy_type = "reshape2_grad",
+               .new_op = "reshape",
+               .forward = "reshape2",
+               .handler = TranslateReshapeGrad});
+  t.push_back({.legacy_type = "transpose2", .new_op = "transpose", .attrs = {{"axis", "perm"}}});
+  t.push_back(
+      {.legacy_type = "transpose2_grad", .new_op = "transpose_grad", .forward = "transpose2"});
+  t.push_back({.legacy_type = "concat",
+               .new_op = "concat",
+               .mutables = {Scalar("axis", "AxisTensor", "axis", DataType::kInt32, 0)}});
+  t.push_back({.legacy_type = "concat_grad",
+               .new_op = "concat_grad",
+               .mutables = {Scalar("axis", "AxisTensor", "axis", DataType::kInt32, 0)},
+               .forward = "concat"});
+  t.push_back({.legacy_type = "split", .new_op = "split", .handler = TranslateSplit});
+  const std::vector<MutableOperand> slice = {
+      IntArray("starts", "StartsTensor", "StartsTensorList", "starts"),
+      IntArray("ends", "EndsTensor", "EndsTensorList", "ends")};
+  t.push_back({.legacy_type = "slice", .new_op = "slice", .mutables = slice});
+  t.push_back(
+      {.legacy_type = "slice_grad", .new_op = "slice_grad", .mutables = slice, .forward = "slice"});
+  t.push_back({.legacy_type = "tril_triu", .new_op = "tril", .handler = TranslateTrilTriu});
+  t.push_back(
+      {.legacy_type = "tril_triu_grad", .new_op = "tril_grad", .handler = TranslateTrilTriu});
+
+  t.push_back({.legacy_type = "fill_constant", .new_op = "full", .handler = TranslateFillConstant});
+  t.push_back({.legacy_type = "fill_any_like",
+               .new_op = "full_like",
+               .mutables = {Scalar("value", "", "value", DataType::kFloat32, 0.0)}});
+  const MutableOperand shape = IntArray("shape", "ShapeTensor", "ShapeTensorList", "shape");
+  t.push_back({.legacy_type = "uniform_random",
+               .new_op = "uniform",
+               .mutables = {shape, Scalar("min", "", "min", DataType::kFloat32, -1.0),
+                            Scalar("max", "", "max", DataType::kFloat32, 1.0)}});
+  t.push_back({.legacy_type = "gaussian_random", .new_op = "gaussian", .mutables = {shape}});
+  t.push_back({.legacy_type = "assign", .new_op = "assign", .handler = TranslateAssign});
+  t.push_back(
+      {.legacy_type = "assign_value", .new_op = "assign_value", .handler = TranslateAssignValue});
+}
+
+void AddOptimizers(std::vector<OpCompat>& t) {
+  t.push_back({.legacy_type = "sgd", .new_op = "sgd"});
+  t.push_back({.legacy_type = "momentum", .new_op = "momentum"});
+  // beta1, beta2, epsilon: mutable Scalars, from the *Tensor slots or the attributes.
+  const std::vector<MutableOperand> adam = {
+      Scalar("beta1", "Beta1Tensor", "beta1", DataType::kFloat32, 0.9),
+      Scalar("beta2", "Beta2Tensor", "beta2", DataType::kFloat32, 0.999),
+      Scalar("epsilon", "EpsilonTensor", "epsilon", DataType::kFloat32, 1e-8)};
+  t.push_back({.legacy_type = "adam", .new_op = "adam", .mutables = adam, .always_inplace = true});
+  t.push_back(
+      {.legacy_type = "adamw", .new_op = "adamw", .mutables = adam, .always_inplace = true});
+}
+
+void AddFeedFetchAndControlFlow(std::vector<OpCompat>& t) {
+  t.push_back({.legacy_type = "feed", .new_op = "data", .handler = TranslateFeed});
+  t.push_back({.legacy_type = "fetch", .new_op = "fetch", .handler = TranslateFetch});
+  t.push_back({.legacy_type = "fetch_v2", .new_op = "fetch", .handler = TranslateFetch});
+  t.push_back(
+      {.legacy_type = "conditional_block", .new_op = "if", .handler = TranslateConditionalBlock});
+  t.push_back({.legacy_type = "while", .new_op = "while", .handler = TranslateWhile});
+  t.push_back({.legacy_type = "conditional_block_grad",
+               .note = "the backward of a conditional block is not translated (as Paddle's "
+                       "translator, which needs the forward scope's stack)"});
+  t.push_back({.legacy_type = "while_grad",
+               .note = "the backward of a while loop is not translated (nor is it by Paddle)"});
+}
+
+void AddCommunication(std::vector<OpCompat>& t) {
+  for (std::string_view type :
+       {"c_allreduce_sum", "c_allreduce_max", "c_allreduce_min", "c_allreduce_prod"}) {
+    t.push_back({.legacy_type = type, .new_op = "all_reduce", .handler = TranslateAllReduce});
+  }
+  t.push_back(
+      {.legacy_type = "c_allgather", .new_op = "all_gather", .handler = TranslateCollective});
+  t.push_back({.legacy_type = "c_reducescatter",
+               .new_op = "reduce_scatter",
+               .handler = TranslateCollective});
+  t.push_back(
+      {.legacy_type = "c_broadcast", .new_op = "broadcast", .handler = TranslateCollective});
+  // The tensor-parallel forms have no phi-style twin: c_ names in both styles.
+  for (std::string_view type : {"c_identity", "c_split", "c_concat"}) {
+    t.push_back({.legacy_type = type, .new_op = type, .handler = TranslateCollective});
+  }
+  t.push_back({.legacy_type = "barrier", .new_op = "barrier", .handler = TranslateCollective});
+  t.push_back({.legacy_type = "send_v2", .new_op = "p_send", .handler = TranslateSend});
+  t.push_back({.legacy_type = "recv_v2", .new_op = "p_recv", .handler = TranslateRecv});
+  // Stream synchronisation orders work on CUDA streams; the new IR's executors order by data
+  // dependence, so the dist style drops them (Out re-binds to X).
+  const char* sync_note =
+      "stream ordering only: dropped (kept as pd_op.*_stream_ under "
+      "--comm-ops=legacy)";
+  t.push_back({.legacy_type = "c_sync_calc_stream",
+               .new_op = "sync_calc_stream",
+               .handler = TranslateSyncStream,
+               .note = sync_note});
+  t.push_back({.legacy_type = "c_sync_comm_stream",
+               .new_op = "sync_comm_stream",
+               .handler = TranslateSyncStream,
+               .note = sync_note});
+}
+
+std::vector<OpCompat> BuildTable() {
+  std::vector<OpCompat> table;
+  AddMath(table);
+  AddActivationsAndNn(table);
+  AddShapeAndCreation(table);
+  AddOptimizers(table);
+  AddFeedFetchAndControlFlow(table);
+  AddCommunication(table);
+  std::sort(table.begin(), table.end(),
+            [](const OpCompat& a, const OpCompat& b) { return a.legacy_type < b.legacy_type; });
+  return table;
+}
+
+std::string_view Lookup(const std::vector<Rename>& renames, std::string_view legacy) {
+  for (const Rename& r : renames) {
+    if (r.legacy == legacy) return r.name;
+  }
+  return {};
+}
+
+std::string_view ReverseLookup(const std::vector<Rename>& renames, std::string_view name) {
+  for (const Rename& r : renames) {
+    if (r.name == name) return r.legacy;
+  }
+  return {};
+}
+
+constexpr std::string_view kGradSuffix = "@GRAD";
+constexpr std::string_view kNewGradSuffix = "_grad";
+
+}  // namespace
+
+const std::vector<OpCompat>& AllOpCompats() {
+  static const std::vector<OpCompat> table = BuildTable();
+  return table;
+}
+
+const OpCompat* FindOpCompat(std::string_view legacy_type) {
+  static const std::unordered_map<std::string_view, const OpCompat*> index = [] {
+    std::unordered_map<std::string_view, const OpCompat*> map;
+    for (const OpCompat& row : AllOpCompats()) map.emplace(row.legacy_type, &row);
+    return map;
+  }();
+  auto it = index.find(legacy_type);
+  return it == index.end() ? nullptr : it->second;
+}
+
+std::string SnakeCase(std::string_view camel) {
+  std::string out;
+  for (size_t i = 0; i < camel.size(); ++i) {
+    const char c = camel[i];
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      // A new word starts at an upper-case letter after a lower-case letter or a digit.
+      if (i > 0 && (std::islower(static_cast<unsigned char>(camel[i - 1])) ||
+                    std::isdigit(static_cast<unsigned char>(camel[i - 1])))) {
+        out += '_';
+      }
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string NewSlotName(const OpCompat& row, std::string_view legacy_slot) {
+  if (std::string_view name = Lookup(row.slots, legacy_slot); !name.empty()) {
+    return std::string(name);
+  }
+  const OpCompat* forward = row.forward.empty() ? nullptr : FindOpCompat(row.forward);
+  if (forward != nullptr) {
+    if (std::string_view name = Lookup(forward->slots, legacy_slot); !name.empty()) {
+      return std::string(name);
+    }
+  }
+  if (legacy_slot.ends_with(kGradSuffix)) {
+    legacy_slot.remove_suffix(kGradSuffix.size());
+    return NewSlotName(row, legacy_slot) + std::string(kNewGradSuffix);
+  }
+  return SnakeCase(legacy_slot);
+}
+
+std::optional<std::string> LegacySlotFor(const OpCompat& row, std::string_view new_name,
+                                         const std::vector<std::string>& legacy_slots) {
+  if (std::string_view legacy = ReverseLookup(row.slots, new_name); !legacy.empty()) {
+    return std::string(legacy);
+  }
+  const OpCompat* forward = row.forward.empty() ? nullptr : FindOpCompat(row.forward);
+  if (forward != nullptr) {
+    if (std::string_view legacy = ReverseLookup(forward->slots, new_name); !legacy.empty()) {
+      return std::string(legacy);
+    }
+  }
+  for (const std::string& slot : legacy_slots) {
+    if (NewSlotName(row, slot) == new_name) return slot;
+  }
+  return std::nullopt;
+}
+
+std::string_view LegacyAttrFor(const OpCompat& row, std::string_view name) {
+  if (std::string_view legacy = ReverseLookup(row.attrs, name); !legacy.empty()) return legacy;
+  if (!row.forward.empty()) {
+    if (const OpCompat* forward = FindOpCompat(row.forward)) {
+      if (std::string_view legacy = ReverseLookup(forward->attrs, name); !legacy.empty()) {
+        return legacy;
+      }
+    }
+  }
+  return name;
+}
+
+}  // namespace irm::translator

@@ -1,0 +1,499 @@
+// The per-op translation API and the block walk (op_context.h).
+#include "translator/op_context.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "oldir/op_schema.h"
+#include "translator/legacy_types.h"
+#include "translator/opaque_op.h"
+
+namespace irm::translator {
+namespace {
+
+using newir::Attribute;
+using newir::Operation;
+using newir::Type;
+using newir::Value;
+
+// Sets entry `index` of the per-result array attribute `name` (created with `fill` entries).
+void SetResultEntry(Operation& op, const char* name, size_t index, Attribute value,
+                    const Attribute& fill) {
+  std::vector<Attribute> entries;
+  if (const std::vector<Attribute>* old = op.attribute(name).AsArray()) entries = *old;
+  entries.resize(op.num_results(), fill);
+  entries[index] = std::move(value);
+  op.SetAttribute(name, Attribute::Array(std::move(entries)));
+}
+
+bool IsEmptyName(const std::string& name) { return name.empty() || name == oldir::kEmptyVarName; }
+
+std::vector<std::string> NonEmpty(const oldir::Op::Names* names) {
+  std::vector<std::string> out;
+  if (names == nullptr) return out;
+  for (const std::string& name : *names) {
+    if (!IsEmptyName(name)) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- Scope --------------------------------------------------------------------------------------
+
+const Binding* Scope::FindLocal(const std::string& name) const {
+  auto it = bindings_.find(name);
+  return it == bindings_.end() ? nullptr : &it->second;
+}
+
+const Binding* Scope::Find(const std::string& name) const {
+  for (const Scope* s = this; s != nullptr; s = s->parent_) {
+    if (const Binding* b = s->FindLocal(name)) return b;
+  }
+  return nullptr;
+}
+
+void Scope::Bind(const std::string& name, Binding binding) {
+  auto [it, inserted] = bindings_.insert_or_assign(name, std::move(binding));
+  if (inserted) order_.push_back(name);
+}
+
+// ---- OpContext ----------------------------------------------------------------------------------
+
+OpContext::OpContext(ProgramState& state, const oldir::Block& block, int op_index,
+                     const OpCompat* row, newir::Block& target, Scope& scope)
+    : state_(state),
+      block_(block),
+      op_index_(op_index),
+      op_(block.op(op_index)),
+      row_(row),
+      target_(target),
+      scope_(scope) {
+  builder_.SetInsertionPointToEnd(target);
+}
+
+Location OpContext::location() const {
+  return Location::File(state_.options.file).InBlock(block_.index()).AtOp(op_index_, op_.type());
+}
+
+Status OpContext::Error(std::string message) const {
+  return Status(StatusCode::kInvalid, location(), std::move(message));
+}
+
+std::vector<std::string> OpContext::InputNames(std::string_view slot) const {
+  return NonEmpty(op_.Input(slot));
+}
+
+std::vector<std::string> OpContext::OutputNames(std::string_view slot) const {
+  return NonEmpty(op_.Output(slot));
+}
+
+StatusOr<const oldir::Var> OpContext::VarOf(const std::string& name) const {
+  std::optional<oldir::Var> var = block_.FindVarRecursive(name);
+  if (!var) return Error(fmt::format("var '{}' is not declared", name));
+  return *var;
+}
+
+StatusOr<Type> OpContext::TypeOfName(const std::string& name) const {
+  IRM_ASSIGN_OR_RETURN(const oldir::Var var, VarOf(name));
+  StatusOr<Type> type = TypeOfVar(var);
+  if (!type.ok()) return Error(type.status().message());
+  return type;
+}
+
+StatusOr<Value*> OpContext::ValueOf(const std::string& name) {
+  if (const Binding* b = scope_.Find(name)) return b->value;
+  if (auto it = state_.externals.find(name); it != state_.externals.end()) {
+    return it->second.value;
+  }
+  // Read before any write: a parameter when persistable, else a program input. Both go to the
+  // prologue of the top block, in the order of first use, so they dominate every use.
+  IRM_ASSIGN_OR_RETURN(const oldir::Var var, VarOf(name));
+  IRM_ASSIGN_OR_RETURN(Type type, TypeOfName(name));
+  newir::Block& top = state_.program.block();
+  newir::Builder prologue(top);
+  if (state_.prologue_end == nullptr) {
+    prologue.SetInsertionPointToStart(top);
+  } else {
+    prologue.SetInsertionPointAfter(*state_.prologue_end);
+  }
+  Operation* op;
+  Binding binding;
+  if (var.persistable()) {
+    op = prologue.Create("builtin.parameter", {}, {type},
+                         {{"parameter_name", Attribute::String(name)}});
+    binding.storage = name;
+  } else {
+    op = prologue.Create("pd_op.data", {}, {type},
+                         {{"name", Attribute::String(name)},
+                          {"shape", Attribute::IntArrayAttr(var.dims())},
+                          {"dtype", Attribute::DataTypeAttr(*DataTypeOfVarType(
+                                        var.dtype().value_or(oldir::proto::VarType::FP32)))},
+                          {"place", Attribute::PlaceAttr(newir::Place{})}});
+  }
+  state_.prologue_end = op;
+  binding.value = op->result(0);
+  op->SetAttribute(kLegacyVarNamesAttr, Attribute::Array({Attribute::String(name)}));
+  op->SetAttribute("stop_gradient", Attribute::Array({Attribute::Bool(var.stop_gradient())}));
+  op->SetAttribute("persistable", Attribute::Array({Attribute::Bool(var.persistable())}));
+  state_.externals.emplace(name, binding);
+  return binding.value;
+}
+
+StatusOr<Value*> OpContext::Input(std::string_view slot) {
+  const std::vector<std::string> names = InputNames(slot);
+  if (names.size() != 1) {
+    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, names.size()));
+  }
+  return ValueOf(names[0]);
+}
+
+StatusOr<Value*> OpContext::OptionalInput(std::string_view slot) {
+  const std::vector<std::string> names = InputNames(slot);
+  if (names.empty()) return static_cast<Value*>(nullptr);
+  if (names.size() != 1) {
+    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, names.size()));
+  }
+  return ValueOf(names[0]);
+}
+
+StatusOr<std::vector<Value*>> OpContext::Inputs(std::string_view slot) {
+  std::vector<Value*> values;
+  for (const std::string& name : InputNames(slot)) {
+    IRM_ASSIGN_OR_RETURN(Value * value, ValueOf(name));
+    values.push_back(value);
+  }
+  return values;
+}
+
+StatusOr<newir::AttributeMap> OpContext::AttributesFor(const newir::OpInfo& info) {
+  newir::AttributeMap attrs;
+  for (const newir::AttrSpec& spec : info.attributes) {
+    const std::string_view legacy_name = LegacyAttrFor(*row_, spec.name);
+    if (const oldir::proto::OpDesc::Attr* raw = op_.FindAttr(legacy_name)) {
+      StatusOr<oldir::AttrValue> value = oldir::ReadAttrValue(*raw);
+      if (!value.ok()) return Error(value.status().message());
+      StatusOr<Attribute> converted = ConvertAttr(*value, spec);
+      if (!converted.ok()) {
+        return Error(fmt::format("attribute '{}' (for {}'s '{}'): {}", legacy_name, info.name,
+                                 spec.name, converted.status().message()));
+      }
+      attrs.emplace(spec.name, std::move(converted).value());
+      continue;
+    }
+    auto fallback = std::find_if(row_->defaults.begin(), row_->defaults.end(),
+                                 [&](const auto& d) { return d.first == spec.name; });
+    if (fallback != row_->defaults.end()) {
+      attrs.emplace(spec.name, fallback->second);
+    } else if (!spec.default_value.IsNull()) {
+      attrs.emplace(spec.name, spec.default_value);
+    } else if (spec.required) {
+      return Error(fmt::format("attribute '{}' is missing ({} requires '{}')", legacy_name,
+                               info.name, spec.name));
+    }
+  }
+  return attrs;
+}
+
+Operation* OpContext::Emit(std::string name, const std::vector<Value*>& operands,
+                           const std::vector<Type>& result_types, newir::AttributeMap attributes,
+                           size_t num_regions) {
+  if (const auto* role = op_.FindAttr("op_role"); role != nullptr && role->has_i()) {
+    attributes.emplace("op_role", Attribute::Int32(role->i()));
+  }
+  if (const auto* chunk = op_.FindAttr("chunk_id"); chunk != nullptr && chunk->has_i()) {
+    attributes.emplace("chunk_id", Attribute::Int32(chunk->i()));
+  }
+  if (!result_types.empty()) {
+    attributes.emplace(kLegacyVarNamesAttr, Attribute::Array(std::vector<Attribute>(
+                                                result_types.size(), Attribute::String(""))));
+  }
+  return builder_.Create(std::move(name), operands, result_types, std::move(attributes),
+                         num_regions);
+}
+
+Operation* OpContext::EmitInto(newir::Block& block, std::string name,
+                               const std::vector<Value*>& operands,
+                               const std::vector<Type>& result_types,
+                               newir::AttributeMap attributes) {
+  builder_.SetInsertionPointToEnd(block);
+  Operation* op = Emit(std::move(name), operands, result_types, std::move(attributes));
+  builder_.SetInsertionPointToEnd(target_);
+  return op;
+}
+
+StatusOr<const newir::OpInfo*> OpContext::LookUp(std::string_view name, bool inplace) const {
+  const newir::OpRegistry& registry = newir::OpRegistry::Global();
+  const std::string plain = fmt::format("pd_op.{}", name);
+  if (inplace) {
+    if (const newir::OpInfo* info = registry.Lookup(plain + "_")) return info;
+  }
+  if (const newir::OpInfo* info = registry.Lookup(plain)) return info;
+  return Status(StatusCode::kInternal, location(),
+                fmt::format("the op-compat table names '{}', which is not registered", plain));
+}
+
+Value* OpContext::FullScalar(double value, newir::DataType dtype) {
+  const Type element = ScalarTypeOfDataType(dtype);
+  return Emit("pd_op.full", {}, {Type::DenseTensor(element, {1})},
+              {{"shape", Attribute::IntArrayAttr({1})},
+               {"value", Attribute::Double(value)},
+               {"dtype", Attribute::DataTypeAttr(dtype)},
+               {"place", Attribute::PlaceAttr(newir::Place{})}})
+      ->result(0);
+}
+
+Value* OpContext::FullIntArray(const std::vector<int64_t>& values) {
+  std::vector<Attribute> items;
+  items.reserve(values.size());
+  for (int64_t v : values) items.push_back(Attribute::Int64(v));
+  return Emit("pd_op.full_int_array", {},
+              {Type::DenseTensor(Type::I64(), {static_cast<int64_t>(values.size())})},
+              {{"value", Attribute::Array(std::move(items))},
+               {"dtype", Attribute::DataTypeAttr(newir::DataType::kInt64)},
+               {"place", Attribute::PlaceAttr(newir::Place{})}})
+      ->result(0);
+}
+
+Value* OpContext::Combine(const std::vector<Value*>& values) {
+  std::vector<Type> types;
+  types.reserve(values.size());
+  for (Value* v : values) types.push_back(v->type());
+  return Emit("builtin.combine", values, {Type::Vector(std::move(types))})->result(0);
+}
+
+std::vector<Value*> OpContext::Split(Value* vector) {
+  return Emit("builtin.split", {vector}, vector->type().elements())->results();
+}
+
+bool OpContext::WritesAnInput() const {
+  for (const auto& out : op_.desc().outputs()) {
+    for (const std::string& name : out.arguments()) {
+      if (IsEmptyName(name)) continue;
+      for (const auto& in : op_.desc().inputs()) {
+        if (std::find(in.arguments().begin(), in.arguments().end(), name) != in.arguments().end()) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+void OpContext::Bind(const std::string& name, Value* value) {
+  Binding binding{value, {}};
+  // An in-place op that read the name's old value writes into the same storage.
+  if (Operation* op = value->defining_op();
+      op != nullptr && op->info() != nullptr && op->info()->inplace) {
+    if (const Binding* old = scope_.Find(name); old != nullptr) {
+      const std::vector<Value*> operands = op->operands();
+      if (std::find(operands.begin(), operands.end(), old->value) != operands.end()) {
+        binding.storage = old->storage;
+      }
+    } else if (auto ext = state_.externals.find(name); ext != state_.externals.end()) {
+      const std::vector<Value*> operands = op->operands();
+      if (std::find(operands.begin(), operands.end(), ext->second.value) != operands.end()) {
+        binding.storage = ext->second.storage;
+      }
+    }
+  }
+  scope_.Bind(name, binding);
+  if (Operation* op = value->defining_op()) {
+    const size_t index = value->index();
+    // A value keeps the first name it was bound to (a re-bound alias does not rename it).
+    if (const std::vector<Attribute>* names = op->attribute(kLegacyVarNamesAttr).AsArray();
+        names != nullptr && index < names->size() && !(*names)[index].AsString()->empty()) {
+      return;
+    }
+    SetResultEntry(*op, kLegacyVarNamesAttr, index, Attribute::String(name), Attribute::String(""));
+    if (std::optional<oldir::Var> var = block_.FindVarRecursive(name)) {
+      SetResultEntry(*op, "stop_gradient", index, Attribute::Bool(var->stop_gradient()),
+                     Attribute::Bool(false));
+      SetResultEntry(*op, "persistable", index, Attribute::Bool(var->persistable()),
+                     Attribute::Bool(false));
+    }
+  } else if (!value->attributes().contains(kLegacyVarNameAttr)) {
+    value->SetAttribute(kLegacyVarNameAttr, Attribute::String(name));
+  }
+}
+
+Status OpContext::TranslateBlock(int block_index, newir::Block& target, Scope& scope) {
+  if (block_index < 0 || block_index >= state_.legacy.num_blocks()) {
+    return Error(fmt::format("sub-block {} does not exist", block_index));
+  }
+  return TranslateOps(state_, state_.legacy.block(block_index), target, scope);
+}
+
+// ---- the block walk -----------------------------------------------------------------------------
+
+Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block& target,
+                    Scope& scope) {
+  for (int i = 0; i < block.num_ops(); ++i) {
+    const oldir::Op op = block.op(i);
+    const OpCompat* row = FindOpCompat(op.type());
+    OpContext ctx(state, block, i, row, target, scope);
+    OpTypeCoverage& coverage =
+        state.coverage.Count(op.type(), fmt::format("block {}, op {}", block.index(), i));
+    if (row == nullptr || (row->handler == nullptr && row->new_op.empty())) {
+      // Unknown (or known unsupported) ops were reported before translation began unless
+      // opaque ops are allowed.
+      IRM_RETURN_IF_ERROR(TranslateOpaque(ctx));
+      ++coverage.opaque;
+      if (row != nullptr) coverage.note = std::string(row->note);
+      continue;
+    }
+    const size_t before = target.size();
+    IRM_RETURN_IF_ERROR(row->handler != nullptr ? row->handler(ctx) : TranslateByTable(ctx));
+    if (target.size() == before && !row->note.empty()) {
+      ++coverage.dropped;
+      coverage.note = std::string(row->note);
+    } else {
+      ++coverage.translated;
+    }
+  }
+  return Status::Ok();
+}
+
+// ---- the general handler ------------------------------------------------------------------------
+
+namespace {
+
+std::vector<std::string> LegacySlots(const oldir::Op& op) {
+  std::vector<std::string> slots;
+  for (const auto& in : op.desc().inputs()) slots.push_back(in.parameter());
+  for (const auto& out : op.desc().outputs()) slots.push_back(out.parameter());
+  if (const oldir::OpSchema* schema = oldir::FindOpSchema(op.type())) {
+    for (const oldir::SlotSchema& s : schema->inputs) slots.emplace_back(s.name);
+    for (const oldir::SlotSchema& s : schema->outputs) slots.emplace_back(s.name);
+  }
+  return slots;
+}
+
+StatusOr<Value*> MutableOperandValue(OpContext& ctx, const MutableOperand& m) {
+  if (!m.tensor_slot.empty() && ctx.HasInput(m.tensor_slot)) return ctx.Input(m.tensor_slot);
+  if (!m.list_slot.empty() && ctx.HasInput(m.list_slot)) {
+    IRM_ASSIGN_OR_RETURN(std::vector<Value*> items, ctx.Inputs(m.list_slot));
+    return ctx.Combine(items);
+  }
+  const oldir::proto::OpDesc::Attr* raw = m.attr.empty() ? nullptr : ctx.op().FindAttr(m.attr);
+  if (raw == nullptr) {
+    if (!m.fallback) {
+      return ctx.Error(
+          fmt::format("attribute '{}' is missing (it feeds operand '{}')", m.attr, m.operand));
+    }
+    if (m.int_array) return ctx.FullIntArray({static_cast<int64_t>(*m.fallback)});
+    return ctx.FullScalar(*m.fallback, m.dtype);
+  }
+  StatusOr<oldir::AttrValue> value = oldir::ReadAttrValue(*raw);
+  if (!value.ok()) return ctx.Error(value.status().message());
+  if (m.int_array) {
+    StatusOr<Attribute> ints = ConvertAttr(*value, {.kind = newir::AttrKind::kIntArray});
+    if (!ints.ok())
+      return ctx.Error(fmt::format("attribute '{}': {}", m.attr, ints.status().message()));
+    return ctx.FullIntArray(ints->AsIntArray()->values);
+  }
+  StatusOr<Attribute> real = ConvertAttr(*value, {.kind = newir::AttrKind::kDouble});
+  if (!real.ok())
+    return ctx.Error(fmt::format("attribute '{}': {}", m.attr, real.status().message()));
+  return ctx.FullScalar(*real->AsDouble(), m.dtype);
+}
+
+template <typename T>
+const T* Override(const std::vector<std::pair<std::string_view, T>>& items, std::string_view name) {
+  for (const auto& [key, value] : items) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
+                                 const TableOverrides& overrides) {
+  const OpCompat& row = ctx.row();
+  const std::vector<std::string> slots = LegacySlots(ctx.op());
+  std::vector<Value*> operands;
+  for (const newir::OperandSpec& spec : info.operands) {
+    if (Value* const* value = Override(overrides.operands, spec.name)) {
+      operands.push_back(*value);
+      continue;
+    }
+    auto m = std::find_if(row.mutables.begin(), row.mutables.end(),
+                          [&](const MutableOperand& x) { return x.operand == spec.name; });
+    if (m != row.mutables.end()) {
+      IRM_ASSIGN_OR_RETURN(Value * value, MutableOperandValue(ctx, *m));
+      operands.push_back(value);
+      continue;
+    }
+    const std::optional<std::string> slot = LegacySlotFor(row, spec.name, slots);
+    if (!slot || !ctx.HasInput(*slot)) {
+      if (spec.optional) {
+        operands.push_back(nullptr);
+        continue;
+      }
+      return ctx.Error(fmt::format("input slot '{}' is empty ({} requires operand '{}')",
+                                   slot.value_or(spec.name), info.name, spec.name));
+    }
+    if (spec.variadic) {
+      IRM_ASSIGN_OR_RETURN(std::vector<Value*> values, ctx.Inputs(*slot));
+      operands.push_back(ctx.Combine(values));
+    } else {
+      IRM_ASSIGN_OR_RETURN(Value * value, ctx.Input(*slot));
+      operands.push_back(value);
+    }
+  }
+
+  std::vector<Type> result_types;
+  std::vector<std::vector<std::string>> result_names;
+  for (const newir::ResultSpec& spec : info.results) {
+    const std::optional<std::string> slot = LegacySlotFor(row, spec.name, slots);
+    std::vector<std::string> names = slot ? ctx.OutputNames(*slot) : std::vector<std::string>{};
+    if (const Type* type = Override(overrides.result_types, spec.name)) {
+      result_types.push_back(*type);
+    } else if (spec.variadic) {
+      std::vector<Type> elements;
+      for (const std::string& name : names) {
+        IRM_ASSIGN_OR_RETURN(Type type, ctx.TypeOfName(name));
+        elements.push_back(std::move(type));
+      }
+      result_types.push_back(Type::Vector(std::move(elements)));
+    } else if (names.empty()) {
+      if (!spec.optional) {
+        return ctx.Error(fmt::format("output slot '{}' is empty ({} requires result '{}')",
+                                     slot.value_or(spec.name), info.name, spec.name));
+      }
+      result_types.emplace_back();
+    } else if (names.size() > 1) {
+      return ctx.Error(
+          fmt::format("output slot '{}' must hold one var, not {}", *slot, names.size()));
+    } else {
+      IRM_ASSIGN_OR_RETURN(Type type, ctx.TypeOfName(names[0]));
+      result_types.push_back(std::move(type));
+    }
+    result_names.push_back(std::move(names));
+  }
+
+  IRM_ASSIGN_OR_RETURN(newir::AttributeMap attrs, ctx.AttributesFor(info));
+  for (const auto& [name, value] : overrides.attrs)
+    attrs.insert_or_assign(std::string(name), value);
+  Operation* op = ctx.Emit(info.name, operands, result_types, std::move(attrs));
+  for (size_t i = 0; i < info.results.size(); ++i) {
+    if (info.results[i].variadic) {
+      const std::vector<Value*> parts = ctx.Split(op->result(i));
+      for (size_t j = 0; j < parts.size(); ++j) ctx.Bind(result_names[i][j], parts[j]);
+    } else if (!result_names[i].empty()) {
+      ctx.Bind(result_names[i][0], op->result(i));
+    }
+  }
+  return op;
+}
+
+Status TranslateByTable(OpContext& ctx) {
+  const bool inplace = ctx.row().always_inplace || ctx.WritesAnInput();
+  IRM_ASSIGN_OR_RETURN(const newir::OpInfo* info, ctx.LookUp(ctx.row().new_op, inplace));
+  return EmitByTable(ctx, *info).status();
+}
+
+}  // namespace irm::translator

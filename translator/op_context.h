@@ -1,0 +1,163 @@
+// What a handler sees while it translates one legacy op: the op, its table row, its inputs as
+// new-IR values (resolved through the name bindings of the enclosing blocks; a var read before any
+// write becomes a builtin.parameter or pd_op.data in the program's prologue), the types of its
+// outputs, and the means to emit new ops and bind output names to their results. Binding is how
+// the translator gets SSA: each write re-binds the name; it also records the legacy name on the
+// value and whether the value still is a parameter's own storage (in-place updates keep it).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "newir/builder.h"
+#include "newir/program.h"
+#include "oldir/program.h"
+#include "translator/coverage.h"
+#include "translator/op_compat.h"
+#include "translator/translate.h"
+
+namespace irm::translator {
+
+// The value a legacy name stands for in a block, and the parameter whose storage it is ("" when it
+// is a value of its own).
+struct Binding {
+  newir::Value* value = nullptr;
+  std::string storage;
+};
+
+// Name bindings of one block being translated, over those of the enclosing blocks.
+class Scope {
+ public:
+  explicit Scope(const Scope* parent = nullptr) : parent_(parent) {}
+  const Binding* Find(const std::string& name) const;
+  const Binding* FindLocal(const std::string& name) const;
+  void Bind(const std::string& name, Binding binding);
+  // Names bound in this block, in the order of their first binding here.
+  const std::vector<std::string>& bound_names() const { return order_; }
+
+ private:
+  const Scope* parent_;
+  std::unordered_map<std::string, Binding> bindings_;
+  std::vector<std::string> order_;
+};
+
+// What the whole translation of one program shares.
+struct ProgramState {
+  const oldir::Program& legacy;
+  const TranslateOptions& options;
+  newir::Program& program;
+  Coverage& coverage;
+  Diagnostics& notes;
+  // The last builtin.parameter / pd_op.data of the prologue; new ones go after it.
+  newir::Operation* prologue_end = nullptr;
+  // Values created for external inputs, by name (parameters and data live in the top block).
+  std::unordered_map<std::string, Binding> externals = {};
+};
+
+class OpContext {
+ public:
+  OpContext(ProgramState& state, const oldir::Block& block, int op_index, const OpCompat* row,
+            newir::Block& target, Scope& scope);
+
+  const oldir::Op& op() const { return op_; }
+  const OpCompat& row() const { return *row_; }
+  const TranslateOptions& options() const { return state_.options; }
+  ProgramState& state() { return state_; }
+  const oldir::Block& block() const { return block_; }
+  Scope& scope() { return scope_; }
+  newir::Block& target() { return target_; }
+  Location location() const;
+  // kInvalid at the op's location.
+  Status Error(std::string message) const;
+
+  // ---- inputs --------------------------------------------------------------------------------
+  // The argument names of a slot, without empty and @EMPTY@ ones.
+  std::vector<std::string> InputNames(std::string_view slot) const;
+  std::vector<std::string> OutputNames(std::string_view slot) const;
+  bool HasInput(std::string_view slot) const { return !InputNames(slot).empty(); }
+  // The value of a name as this op sees it.
+  StatusOr<newir::Value*> ValueOf(const std::string& name);
+  // The single argument of a slot (error when the slot holds none or several).
+  StatusOr<newir::Value*> Input(std::string_view slot);
+  // Null when the slot is absent or empty.
+  StatusOr<newir::Value*> OptionalInput(std::string_view slot);
+  StatusOr<std::vector<newir::Value*>> Inputs(std::string_view slot);
+  // The declared type of a var visible from this block.
+  StatusOr<newir::Type> TypeOfName(const std::string& name) const;
+  StatusOr<const oldir::Var> VarOf(const std::string& name) const;
+
+  // ---- attributes ----------------------------------------------------------------------------
+  bool HasAttr(std::string_view name) const { return op_.HasAttr(name); }
+  template <typename T>
+  T AttrOr(std::string_view name, T fallback) const {
+    return op_.AttrOr<T>(name, std::move(fallback));
+  }
+  // Every attribute of the new op `info`, from the legacy attributes (renamed by the row),
+  // the row's defaults and the new op's defaults.
+  StatusOr<newir::AttributeMap> AttributesFor(const newir::OpInfo& info);
+
+  // ---- emitting ------------------------------------------------------------------------------
+  // Creates an op at the end of the target block, carrying this op's op_role and chunk_id and an
+  // empty legacy name per result (Bind fills them in).
+  newir::Operation* Emit(std::string name, const std::vector<newir::Value*>& operands,
+                         const std::vector<newir::Type>& result_types,
+                         newir::AttributeMap attributes = {}, size_t num_regions = 0);
+  // The same at the end of another block (a region of an op this one emitted).
+  newir::Operation* EmitInto(newir::Block& block, std::string name,
+                             const std::vector<newir::Value*>& operands,
+                             const std::vector<newir::Type>& result_types = {},
+                             newir::AttributeMap attributes = {});
+  // The registered op `pd_op.<name>`, or `pd_op.<name>_` when `inplace` and that exists.
+  StatusOr<const newir::OpInfo*> LookUp(std::string_view name, bool inplace) const;
+  // Constants for mutable operands: pd_op.full of shape [1] and pd_op.full_int_array.
+  newir::Value* FullScalar(double value, newir::DataType dtype);
+  newir::Value* FullIntArray(const std::vector<int64_t>& values);
+  // builtin.combine of the values (a vector value).
+  newir::Value* Combine(const std::vector<newir::Value*>& values);
+  // builtin.split of a vector value into its elements.
+  std::vector<newir::Value*> Split(newir::Value* vector);
+
+  // ---- outputs -------------------------------------------------------------------------------
+  // Binds `name` to `value` in this block, records the name on the value, and keeps the binding's
+  // parameter storage when the value comes from an in-place op that read the name's old value.
+  void Bind(const std::string& name, newir::Value* value);
+  // Whether the op writes one of the vars it reads (Paddle's in-place rule).
+  bool WritesAnInput() const;
+
+  // ---- control flow --------------------------------------------------------------------------
+  // Translates the ops of legacy block `block_index` into `target` under `scope`.
+  Status TranslateBlock(int block_index, newir::Block& target, Scope& scope);
+
+ private:
+  ProgramState& state_;
+  const oldir::Block& block_;
+  int op_index_;
+  oldir::Op op_;
+  const OpCompat* row_;
+  newir::Block& target_;
+  Scope& scope_;
+  newir::Builder builder_;
+};
+
+// Translates every op of `block` into `target` under `scope` (op by op, in order).
+Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block& target,
+                    Scope& scope);
+
+// The general handler: the table row alone says how to translate the op.
+Status TranslateByTable(OpContext& ctx);
+
+// What a special handler decides instead of the row, by new operand / result / attribute name.
+struct TableOverrides {
+  std::vector<std::pair<std::string_view, newir::Value*>> operands = {};
+  std::vector<std::pair<std::string_view, newir::Type>> result_types = {};
+  std::vector<std::pair<std::string_view, newir::Attribute>> attrs = {};
+};
+// Emits the new op `info` with operands, results and attributes from the row (or `overrides`),
+// binding the outputs. Handlers that only adjust a few things call it after their preparation.
+StatusOr<newir::Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
+                                        const TableOverrides& overrides = {});
+
+}  // namespace irm::translator

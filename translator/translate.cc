@@ -1,0 +1,120 @@
+// The program-level translation (translate.h): check that every op can be translated, walk the
+// root block, then store the persistable vars whose final value is not their parameter's own
+// storage (builtin.set_parameter right after the op that made it) and expose the requested
+// outputs (builtin.shadow_output).
+#include "translator/translate.h"
+
+#include <fmt/format.h>
+
+#include "newir/builder.h"
+#include "translator/op_compat.h"
+#include "translator/op_context.h"
+
+namespace irm::translator {
+namespace {
+
+struct Unsupported {
+  int count = 0;
+  std::string first;  // "block 0, op 4"
+  std::string note;
+};
+
+// Every op type of every block that has no translation, in order of first appearance.
+std::vector<std::pair<std::string, Unsupported>> FindUnsupported(const oldir::Program& legacy) {
+  std::vector<std::pair<std::string, Unsupported>> found;
+  for (int b = 0; b < legacy.num_blocks(); ++b) {
+    const oldir::Block block = legacy.block(b);
+    for (int i = 0; i < block.num_ops(); ++i) {
+      const std::string& type = block.op(i).type();
+      const OpCompat* row = FindOpCompat(type);
+      if (row != nullptr && (row->handler != nullptr || !row->new_op.empty())) continue;
+      auto it = std::find_if(found.begin(), found.end(),
+                             [&](const auto& entry) { return entry.first == type; });
+      if (it == found.end()) {
+        found.push_back({type,
+                         {0, fmt::format("block {}, op {}", block.index(), i),
+                          row != nullptr ? std::string(row->note) : "no translation known"}});
+        it = found.end() - 1;
+      }
+      ++it->second.count;
+    }
+  }
+  return found;
+}
+
+Status UnsupportedError(const TranslateOptions& options,
+                        const std::vector<std::pair<std::string, Unsupported>>& found) {
+  int ops = 0;
+  for (const auto& [type, u] : found) ops += u.count;
+  Status status(StatusCode::kUnimplemented, Location::File(options.file),
+                fmt::format("cannot translate {} op type{} ({} op{}); --allow-unregistered keeps "
+                            "them as opaque ops",
+                            found.size(), found.size() == 1 ? "" : "s", ops, ops == 1 ? "" : "s"));
+  for (const auto& [type, u] : found) {
+    status.AddNote(fmt::format("'{}': {} op{}, first at {}: {}", type, u.count,
+                               u.count == 1 ? "" : "s", u.first, u.note));
+  }
+  return status;
+}
+
+void StoreParameters(ProgramState& state, const Scope& root) {
+  const oldir::Block block = state.legacy.root();
+  for (const std::string& name : root.bound_names()) {
+    const Binding* b = root.FindLocal(name);
+    std::optional<oldir::Var> var = block.FindVar(name);
+    if (!var || !var->persistable() || b->storage == name) continue;
+    newir::Operation* producer = b->value->defining_op();
+    if (producer == nullptr) continue;
+    newir::Builder builder(state.program.block());
+    builder.SetInsertionPointAfter(*producer);
+    newir::AttributeMap attrs = {{"parameter_name", newir::Attribute::String(name)}};
+    if (const newir::Attribute role = producer->attribute("op_role"); !role.IsNull()) {
+      attrs.emplace("op_role", role);
+    }
+    builder.Create("builtin.set_parameter", {b->value}, {}, std::move(attrs));
+  }
+}
+
+Status ExposeOutputs(ProgramState& state, const Scope& root) {
+  newir::Builder builder(state.program.block());
+  for (const std::string& name : state.options.outputs) {
+    const Binding* b = root.Find(name);
+    if (b == nullptr) {
+      auto it = state.externals.find(name);
+      if (it == state.externals.end()) {
+        return Status(StatusCode::kInvalid, Location::File(state.options.file).AtVar(name),
+                      fmt::format("output '{}' is never written by the program", name));
+      }
+      b = &it->second;
+    }
+    builder.Create("builtin.shadow_output", {b->value}, {},
+                   {{"output_name", newir::Attribute::String(name)}});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<Translation> TranslateProgram(const oldir::Program& legacy,
+                                       const TranslateOptions& options) {
+  if (legacy.num_blocks() == 0) {
+    return Status(StatusCode::kInvalid, Location::File(options.file), "the program has no block");
+  }
+  if (!options.allow_unregistered) {
+    const auto unsupported = FindUnsupported(legacy);
+    if (!unsupported.empty()) return UnsupportedError(options, unsupported);
+  }
+  Translation t;
+  ProgramState state{.legacy = legacy,
+                     .options = options,
+                     .program = t.program,
+                     .coverage = t.coverage,
+                     .notes = t.notes};
+  Scope root;
+  IRM_RETURN_IF_ERROR(TranslateOps(state, legacy.root(), t.program.block(), root));
+  StoreParameters(state, root);
+  IRM_RETURN_IF_ERROR(ExposeOutputs(state, root));
+  return t;
+}
+
+}  // namespace irm::translator
