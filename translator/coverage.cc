@@ -7,10 +7,14 @@
 
 namespace irm::translator {
 
-OpTypeCoverage& Coverage::Count(const std::string& type, const std::string& location) {
-  OpTypeCoverage& entry = types_[type];
-  if (entry.count++ == 0) entry.first_location = location;
-  return entry;
+OpTypeCoverage& Coverage::Count(const std::string& type, int block, int op) {
+  auto it = types_.find(type);
+  if (it == types_.end()) {
+    it = types_.emplace(type, OpTypeCoverage{}).first;
+    it->second.first_location = fmt::format("block {}, op {}", block, op);
+  }
+  ++it->second.count;
+  return it->second;
 }
 
 void Coverage::Merge(const Coverage& other) {

@@ -23,8 +23,8 @@ struct OpTypeCoverage {
 
 class Coverage {
  public:
-  // Counts one op of `type` at `location` (the first one seen becomes first_location).
-  OpTypeCoverage& Count(const std::string& type, const std::string& location);
+  // Counts one op of `type` at block `block`, op `op` (the first one seen is first_location).
+  OpTypeCoverage& Count(const std::string& type, int block, int op);
   void Merge(const Coverage& other);
 
   const std::map<std::string, OpTypeCoverage>& types() const { return types_; }

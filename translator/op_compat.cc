@@ -310,23 +310,6 @@ std::string NewSlotName(const OpCompat& row, std::string_view legacy_slot) {
   return SnakeCase(legacy_slot);
 }
 
-std::optional<std::string> LegacySlotFor(const OpCompat& row, std::string_view new_name,
-                                         const std::vector<std::string>& legacy_slots) {
-  if (std::string_view legacy = ReverseLookup(row.slots, new_name); !legacy.empty()) {
-    return std::string(legacy);
-  }
-  const OpCompat* forward = row.forward.empty() ? nullptr : FindOpCompat(row.forward);
-  if (forward != nullptr) {
-    if (std::string_view legacy = ReverseLookup(forward->slots, new_name); !legacy.empty()) {
-      return std::string(legacy);
-    }
-  }
-  for (const std::string& slot : legacy_slots) {
-    if (NewSlotName(row, slot) == new_name) return slot;
-  }
-  return std::nullopt;
-}
-
 std::string_view LegacyAttrFor(const OpCompat& row, std::string_view name) {
   if (std::string_view legacy = ReverseLookup(row.attrs, name); !legacy.empty()) return legacy;
   if (!row.forward.empty()) {

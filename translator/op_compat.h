@@ -59,12 +59,8 @@ const OpCompat* FindOpCompat(std::string_view legacy_type);
 // Every row, sorted by legacy type.
 const std::vector<OpCompat>& AllOpCompats();
 
-// The new name of a legacy slot and the legacy slot of a new name, under `row`'s renames and the
-// rules of the file comment. `legacy_slots` lists the slots the legacy op has (its schema's and
-// its own), among which LegacySlotFor looks for a snake_case match.
+// The new name of a legacy slot under `row`'s renames and the rules of the file comment.
 std::string NewSlotName(const OpCompat& row, std::string_view legacy_slot);
-std::optional<std::string> LegacySlotFor(const OpCompat& row, std::string_view new_name,
-                                         const std::vector<std::string>& legacy_slots);
 // The legacy attribute feeding new attribute `name`.
 std::string_view LegacyAttrFor(const OpCompat& row, std::string_view name);
 // "ParamOut" -> "param_out", "Moment1Out" -> "moment1_out", "X" -> "x".

@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "oldir/op_schema.h"
 #include "translator/legacy_types.h"
 #include "translator/opaque_op.h"
 
@@ -334,8 +333,7 @@ Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block
     const oldir::Op op = block.op(i);
     const OpCompat* row = FindOpCompat(op.type());
     OpContext ctx(state, block, i, row, target, scope);
-    OpTypeCoverage& coverage =
-        state.coverage.Count(op.type(), fmt::format("block {}, op {}", block.index(), i));
+    OpTypeCoverage& coverage = state.coverage.Count(op.type(), block.index(), i);
     if (row == nullptr || (row->handler == nullptr && row->new_op.empty())) {
       // Unknown (or known unsupported) ops were reported before translation began unless
       // opaque ops are allowed.
@@ -360,15 +358,25 @@ Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block
 
 namespace {
 
-std::vector<std::string> LegacySlots(const oldir::Op& op) {
-  std::vector<std::string> slots;
-  for (const auto& in : op.desc().inputs()) slots.push_back(in.parameter());
-  for (const auto& out : op.desc().outputs()) slots.push_back(out.parameter());
-  if (const oldir::OpSchema* schema = oldir::FindOpSchema(op.type())) {
-    for (const oldir::SlotSchema& s : schema->inputs) slots.emplace_back(s.name);
-    for (const oldir::SlotSchema& s : schema->outputs) slots.emplace_back(s.name);
+// The legacy slots of the op by their new names (the op's own slots only: an absent slot has no
+// value to give).
+using SlotNames = std::vector<std::pair<std::string, std::string>>;  // new name, legacy slot
+
+SlotNames NewNamesOfSlots(const OpCompat& row, const oldir::Op& op) {
+  SlotNames names;
+  for (const auto& in : op.desc().inputs())
+    names.emplace_back(NewSlotName(row, in.parameter()), in.parameter());
+  for (const auto& out : op.desc().outputs()) {
+    names.emplace_back(NewSlotName(row, out.parameter()), out.parameter());
   }
-  return slots;
+  return names;
+}
+
+std::optional<std::string> SlotOf(const SlotNames& names, std::string_view new_name) {
+  for (const auto& [name, slot] : names) {
+    if (name == new_name) return slot;
+  }
+  return std::nullopt;
 }
 
 StatusOr<Value*> MutableOperandValue(OpContext& ctx, const MutableOperand& m) {
@@ -413,7 +421,7 @@ const T* Override(const std::vector<std::pair<std::string_view, T>>& items, std:
 StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
                                  const TableOverrides& overrides) {
   const OpCompat& row = ctx.row();
-  const std::vector<std::string> slots = LegacySlots(ctx.op());
+  const SlotNames slots = NewNamesOfSlots(row, ctx.op());
   std::vector<Value*> operands;
   for (const newir::OperandSpec& spec : info.operands) {
     if (Value* const* value = Override(overrides.operands, spec.name)) {
@@ -427,7 +435,7 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
       operands.push_back(value);
       continue;
     }
-    const std::optional<std::string> slot = LegacySlotFor(row, spec.name, slots);
+    const std::optional<std::string> slot = SlotOf(slots, spec.name);
     if (!slot || !ctx.HasInput(*slot)) {
       if (spec.optional) {
         operands.push_back(nullptr);
@@ -448,7 +456,7 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
   std::vector<Type> result_types;
   std::vector<std::vector<std::string>> result_names;
   for (const newir::ResultSpec& spec : info.results) {
-    const std::optional<std::string> slot = LegacySlotFor(row, spec.name, slots);
+    const std::optional<std::string> slot = SlotOf(slots, spec.name);
     std::vector<std::string> names = slot ? ctx.OutputNames(*slot) : std::vector<std::string>{};
     if (const Type* type = Override(overrides.result_types, spec.name)) {
       result_types.push_back(*type);

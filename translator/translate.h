@@ -29,7 +29,7 @@ inline constexpr const char* kLegacyVarNamesAttr = "legacy_var_names";
 inline constexpr const char* kLegacyVarNameAttr = "legacy_var_name";
 
 struct TranslateOptions {
-  std::string file;  // names the legacy program in diagnostics
+  std::string file = {};  // names the legacy program in diagnostics
   CommOpStyle comm_ops = CommOpStyle::kDist;
   // Ops of unknown types become opaque `pd_op.legacy.<type>` ops keeping slots and attributes,
   // instead of failing the translation.
@@ -40,7 +40,7 @@ struct TranslateOptions {
   int rank = 0;
   // Vars the program hands on to later programs (a bundle's later jobs, fetches): each one's
   // final value is exposed with builtin.shadow_output {output_name}.
-  std::vector<std::string> outputs;
+  std::vector<std::string> outputs = {};
 };
 
 struct Translation {
