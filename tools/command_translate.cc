@@ -1,18 +1,69 @@
 // `ir-migrate translate`: a legacy program to a new-IR program (PIR text or JSON by the output's
 // extension or --to), verified before it is written. Unknown op types fail the translation, all
 // of them listed, unless --allow-unregistered keeps them as opaque ops; --coverage prints the
-// per-op-type table on stderr.
+// per-op-type table on stderr. A directory is translated as a bundle (docs/bundle.md): every
+// program of every rank, into a new pir bundle directory, one progress line per program.
 #include <fmt/format.h>
+
+#include <filesystem>
 
 #include "common/file_io.h"
 #include "newir/verifier.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
+#include "translator/bundle_translate.h"
 #include "translator/translate.h"
 
 namespace irm::tools {
+namespace {
+
+std::string Plural(int64_t n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+int RunTranslateBundle(const TranslateCommand& command, std::ostream& out, std::ostream& err) {
+  // "dir/" and "dir" name the same bundle; diagnostics name it one way.
+  std::string in_dir = command.input;
+  while (in_dir.size() > 1 && in_dir.back() == '/') in_dir.pop_back();
+  std::string out_dir = command.output;
+  while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
+  if (command.from || command.to) {
+    return Fail(Status(StatusCode::kInvalidArgument, Location::File(in_dir),
+                       "--from and --to apply to a program file; a bundle is translated into a "
+                       "pir bundle of .json programs"),
+                err);
+  }
+  if (out_dir == "-") {
+    Status status(StatusCode::kInvalidArgument, Location::File(in_dir),
+                  "a bundle is translated into a directory");
+    status.AddNote("use -o DIR");
+    return Fail(status, err);
+  }
+  translator::BundleTranslateOptions options;
+  options.comm_ops = command.comm_ops;
+  options.allow_unregistered = command.newir.allow_unregistered;
+  auto progress = [&err](const translator::ProgramProgress& p) {
+    err << fmt::format("[rank {}/{}] {} -> {} ({})\n", p.rank, p.world_size, p.legacy_file,
+                       p.output_file, Plural(p.ops, "op"));
+  };
+  StatusOr<translator::BundleTranslation> t =
+      translator::TranslateBundle(in_dir, out_dir, options, progress);
+  if (!t.ok()) return Fail(t.status(), err);
+  err << t->notes.Render();
+  if (command.coverage) err << t->coverage.ToText();
+  out << fmt::format("{}: wrote a pir bundle: {}, {}, {} legacy ops -> {}\n", out_dir,
+                     Plural(t->ranks, "rank"), Plural(t->programs, "program"), t->legacy_ops,
+                     Plural(t->ops, "op"));
+  return kExitOk;
+}
+
+}  // namespace
 
 int RunTranslate(const TranslateCommand& command, std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  if (command.input != "-" && std::filesystem::is_directory(command.input, ec)) {
+    return RunTranslateBundle(command, out, err);
+  }
   std::optional<IrFormat> to = command.to;
   if (!to) to = command.output == "-" ? IrFormat::kPir : IrFormatFromPath(command.output);
   if (!to || !IsNewIr(*to)) {

@@ -1,13 +1,15 @@
 // `ir-migrate validate`: every finding of the legacy validator or the new-IR verifier, as
 // compiler-style diagnostics on stderr and a summary line on stdout, or as a JSON report on stdout
 // (--json) for machines. A directory is checked as a bundle (docs/bundle.md): its layout, then
-// every program in it.
+// every program in it — legacy programs by oldir::CheckBundle, the programs of a pir bundle here
+// (oldir does not depend on newir, so it cannot read them).
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
+#include "newir/program_io.h"
 #include "newir/verifier.h"
 #include "oldir/bundle.h"
 #include "oldir/validator.h"
@@ -42,6 +44,35 @@ std::string Plural(int n, const char* word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+// The programs of a pir bundle: one that does not load as PIR JSON makes the bundle unusable;
+// the verifier's findings make it invalid. Rank folders outside world_size are CheckBundle's
+// finding already.
+void CheckPirPrograms(const oldir::Bundle& bundle, const std::string& dir, bool allow_unregistered,
+                      oldir::BundleCheck* check) {
+  newir::ReadOptions read;
+  read.allow_unregistered = allow_unregistered;
+  for (const oldir::BundleRank& rank : bundle.ranks) {
+    if (rank.rank < 0 || rank.rank >= bundle.world_size) continue;
+    std::vector<std::string> files;
+    if (!rank.startup.empty()) files.push_back(rank.startup);
+    for (const auto& [type, file] : rank.programs) files.push_back(file);
+    for (const std::string& file : files) {
+      const std::string path = oldir::RankFile(dir, rank.rank, file);
+      StatusOr<newir::Program> program =
+          newir::LoadProgramFile(path, newir::FileFormat::kJson, read);
+      if (!program.ok()) {
+        check->findings.Add(program.status().diagnostic());
+        check->usable = false;
+        continue;
+      }
+      newir::VerifyOptions verify;
+      verify.allow_unregistered = allow_unregistered;
+      verify.file = path;
+      check->findings.Append(newir::VerifyProgramAll(*program, verify));
+    }
+  }
+}
+
 // A bundle that cannot be used (bad layout, unreadable files) exits 2 like an unreadable program;
 // one whose programs read fine but break IR rules exits 1.
 int RunValidateBundle(const ValidateCommand& command, std::ostream& out, std::ostream& err) {
@@ -67,6 +98,9 @@ int RunValidateBundle(const ValidateCommand& command, std::ostream& out, std::os
   oldir::BundleValidateOptions options;
   options.extra_feeds.insert(command.feeds.begin(), command.feeds.end());
   oldir::BundleCheck check = oldir::CheckBundle(*bundle, dir, options);
+  if (bundle->ir == oldir::BundleIr::kPir) {
+    CheckPirPrograms(*bundle, dir, command.allow_unregistered, &check);
+  }
   const int errors = check.findings.CountOf(Severity::kError);
   const int warnings = check.findings.CountOf(Severity::kWarning);
   const bool valid = errors == 0 && !(command.warnings_as_errors && warnings > 0);

@@ -68,11 +68,12 @@ struct OptCommand {
 };
 int RunOpt(const OptCommand& command, std::ostream& out, std::ostream& err);
 
-// Translates a legacy program into a new-IR program.
+// Translates a legacy program into a new-IR program, or a legacy bundle directory into a pir
+// bundle directory (every program of every rank; --from/--to are refused there).
 struct TranslateCommand {
-  std::string input;             // "-" = stdin
+  std::string input;             // "-" = stdin; a directory: a bundle
   std::optional<IrFormat> from;  // binary or text; nullopt: detect from content
-  std::string output = "-";      // "-": PIR text on stdout
+  std::string output = "-";      // "-": PIR text on stdout; for a bundle, the output directory
   std::optional<IrFormat> to;    // pir or json; nullopt: from the output's extension
   translator::CommOpStyle comm_ops = translator::CommOpStyle::kDist;
   bool coverage = false;  // print the op-type coverage table on stderr

@@ -185,11 +185,15 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   TranslateCommand translate;
   CLI::App* translate_app = app.add_subcommand(
       "translate",
-      "Translate a legacy program into a new-IR program (PIR text or JSON), verified before it "
-      "is written; every op type that cannot be translated is listed");
-  translate_app->add_option("input", translate.input, "Legacy program ('-' = stdin)")->required();
-  translate_app->add_option("-o,--output", translate.output,
-                            "Output file ('-' = PIR text on stdout, the default)");
+      "Translate a legacy program into a new-IR program (PIR text or JSON), or a legacy bundle "
+      "directory into a pir bundle directory, verified before anything is written; every op "
+      "type that cannot be translated is listed");
+  translate_app
+      ->add_option("input", translate.input, "Legacy program ('-' = stdin) or bundle directory")
+      ->required();
+  translate_app->add_option(
+      "-o,--output", translate.output,
+      "Output file ('-' = PIR text on stdout, the default); for a bundle, a new directory");
   AddFormatOption(translate_app, "--from", &translate.from, "Force the input format");
   AddFormatOption(translate_app, "--to", &translate.to,
                   "Output format, pir or json (default: from the output's extension)");
