@@ -65,7 +65,11 @@ Status TranslateSend(OpContext& ctx) { return EmitInStyle(ctx); }
 Status TranslateRecv(OpContext& ctx) { return EmitInStyle(ctx); }
 
 Status TranslateSyncStream(OpContext& ctx) {
-  if (Legacy(ctx)) return EmitInStyle(ctx);
+  if (Legacy(ctx)) {
+    // Paddle's names for them drop the c_ and are always in place: pd_op.sync_calc_stream_.
+    IRM_ASSIGN_OR_RETURN(const newir::OpInfo* info, ctx.LookUp(ctx.row().new_op, true));
+    return EmitByTable(ctx, *info).status();
+  }
   // Dropped: each Out is the X it orders.
   const std::vector<std::string> ins = ctx.InputNames("X");
   const std::vector<std::string> outs = ctx.OutputNames("Out");
