@@ -125,6 +125,12 @@ void AddMath(Table& t) {
         Verified(Op(name, std::string("elementwise ") + name, {In("x"), In("y")}, {Out("out")}),
                  VerifyElementwiseBinaryOp));
   }
+  // maximum has no in-place form in the yaml; remainder (elementwise_mod) has one.
+  t.Add(Verified(Op("maximum", "elementwise maximum", {In("x"), In("y")}, {Out("out")}),
+                 VerifyElementwiseBinaryOp));
+  t.AddWithInplace(
+      Verified(Op("remainder", "elementwise x mod y", {In("x"), In("y")}, {Out("out")}),
+               VerifyElementwiseBinaryOp));
   // backward.yaml: the binary grads keep `axis` (always -1 after translation); divide_grad also
   // reads `out`.
   for (const char* name : {"add", "subtract", "multiply"}) {
@@ -140,6 +146,7 @@ void AddMath(Table& t) {
            {Bool("approximate", false)}));
   t.AddWithInplace(Op("tanh", "hyperbolic tangent", {In("x")}, {Out("out")}));
   t.AddWithInplace(Op("sigmoid", "logistic function", {In("x")}, {Out("out")}));
+  t.AddWithInplace(Op("sqrt", "square root", {In("x")}, {Out("out")}));
   t.AddWithInplace(Op("softmax", "softmax along axis", {In("x")}, {Out("out")}, {I32("axis", -1)}));
   t.Add(Op("relu_grad", "gradient of relu", {In("out"), In("out_grad")}, {Out("x_grad")}));
   t.Add(Op("gelu_grad", "gradient of gelu", {In("x"), In("out_grad")}, {Out("x_grad")},
@@ -183,6 +190,8 @@ void AddMath(Table& t) {
            {Out("x_grad")}, {Bool("keepdim", false), Bool("reduce_all", false)}));
   t.Add(Op("mean_all", "mean of all elements", {In("x")}, {Out("out")}));
   t.Add(Op("mean_all_grad", "gradient of mean_all", {In("x"), In("out_grad")}, {Out("x_grad")}));
+  // Sum of squares (global-norm gradient clipping); out has shape [1].
+  t.Add(Op("squared_l2_norm", "sum of the squares of x", {In("x")}, {Out("out")}));
   t.Add(Op("cross_entropy_with_softmax", "softmax then cross entropy", {In("input"), In("label")},
            {Out("softmax"), Out("loss")},
            {Bool("soft_label", false), Bool("use_softmax", true), Bool("numeric_stable_mode", true),
@@ -191,13 +200,20 @@ void AddMath(Table& t) {
            {In("label"), In("softmax"), In("loss_grad")}, {Out("input_grad")},
            {Bool("soft_label", false), Bool("use_softmax", true), Bool("numeric_stable_mode", true),
             I32("ignore_index", -100), I32("axis", -1)}));
-  t.Add(Op("add_n", "sum of a vector of tensors", {Vec("inputs")}, {Out("out")}));
+  // add_n_ is a manual op (AddN_Op): what the translator makes of a sum whose output is one of
+  // its inputs.
+  t.AddWithInplace(Op("add_n", "sum of a vector of tensors", {Vec("inputs")}, {Out("out")}));
   t.AddWithInplace(Op("tril", "lower triangle", {In("x")}, {Out("out")}, {I32("diagonal", 0)}));
   t.AddWithInplace(Op("triu", "upper triangle", {In("x")}, {Out("out")}, {I32("diagonal", 0)}));
+  // backward.yaml declares diagonal without a default; tril_triu_grad always carries it.
+  t.Add(Op("tril_grad", "gradient of tril", {In("out_grad")}, {Out("x_grad")},
+           {Req("diagonal", AttrKind::kInt32)}));
+  t.Add(Op("triu_grad", "gradient of triu", {In("out_grad")}, {Out("x_grad")},
+           {Req("diagonal", AttrKind::kInt32)}));
   t.Add(Op("equal", "x == y", {In("x"), In("y")}, {Out("out")}));
   t.Add(Op("less_than", "x < y", {In("x"), In("y")}, {Out("out")}));
   t.Add(Op("logical_not", "!x", {In("x")}, {Out("out")}));
-  t.Add(Inplace(Op("increment", "x + value", {In("x")}, {Out("out")}, {F32("value", 1.0f)})));
+  t.AddWithInplace(Op("increment", "x + value", {In("x")}, {Out("out")}, {F32("value", 1.0f)}));
 }
 
 void AddShapeAndCreation(Table& t) {
@@ -237,6 +253,8 @@ void AddShapeAndCreation(Table& t) {
            {Out("out")}, {Dtype("dtype", DataType::kUndefined), PlaceAttr()}));
   t.Add(Op("assign", "copies x", {In("x")}, {Out("out")}));
   t.Add(Inplace(Op("assign_out", "copies x into output", {In("x"), In("output")}, {Out("out")})));
+  // share_data_ is the translation of share_buffer; share_data that of the legacy share_data.
+  t.AddWithInplace(Op("share_data", "shares x's buffer without a copy", {In("x")}, {Out("out")}));
   t.Add(
       Inplace(Op("assign_value", "writes constant values into output", {In("output")}, {Out("out")},
                  {Req("shape", AttrKind::kArray), Req("dtype", AttrKind::kDataType),
@@ -352,6 +370,12 @@ void AddCommunication(Table& t) {
                       split_concat_attrs)));
   t.Add(SideEffect(Op("c_concat", "gathers and concatenates x along the last dim", {In("x")},
                       {Out("out")}, split_concat_attrs)));
+  // What the translator makes of c_sync_calc_stream / c_sync_comm_stream (always in place). The
+  // yaml gives them no side-effect trait; they order streams, so dead-code elimination keeps them.
+  t.Add(SideEffect(Inplace(
+      Op("sync_calc_stream", "waits for the calculation stream", {In("x")}, {Out("out")}))));
+  t.Add(SideEffect(Inplace(Op("sync_comm_stream", "waits for the communication stream", {Vec("x")},
+                              {VecOut("out")}, {I32("ring_id", 0)}))));
   t.Add(SideEffect(Op("send_v2", "sends x to peer", {In("x")}, {},
                       {I32("ring_id", 0), I32("peer", 0), Bool("use_calc_stream", false),
                        Bool("dynamic_shape", false)})));

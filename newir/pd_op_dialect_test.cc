@@ -125,7 +125,21 @@ TEST(PdOpDialectTest, EveryRequestedOpIsRegisteredInItsDialect) {
                                            "adamw_",
                                            "uniform",
                                            "gaussian",
+                                           "increment",
                                            "increment_",
+                                           "maximum",
+                                           "remainder",
+                                           "remainder_",
+                                           "sqrt",
+                                           "sqrt_",
+                                           "squared_l2_norm",
+                                           "tril_grad",
+                                           "triu_grad",
+                                           "add_n_",
+                                           "share_data",
+                                           "share_data_",
+                                           "sync_calc_stream_",
+                                           "sync_comm_stream_",
                                            "equal",
                                            "less_than",
                                            "logical_not",
@@ -260,6 +274,8 @@ TEST(PdOpDialectTest, InplaceNamesEndWithUnderscoreAndCommOpsHaveSideEffects) {
       "c_allreduce_prod", "c_allreduce_prod_", "c_allgather",     "c_reducescatter",
       "c_broadcast",      "c_broadcast_",      "c_identity",      "c_identity_",
       "c_split",          "c_concat",          "send_v2",         "recv_v2"};
+  // Stream synchronization orders the communication around it: kept like it.
+  const std::set<std::string> stream_sync = {"sync_calc_stream_", "sync_comm_stream_"};
   size_t inplace = 0;
   for (const OpInfo* info : Tables().OpsOfDialect("pd_op")) {
     const bool underscore = info->name.back() == '_';
@@ -268,10 +284,15 @@ TEST(PdOpDialectTest, InplaceNamesEndWithUnderscoreAndCommOpsHaveSideEffects) {
     const std::string short_name = info->name.substr(std::string("pd_op.").size());
     // Besides communication, the program's inputs and fetch must survive dead-code elimination.
     const bool program_io = short_name == "fetch" || short_name == "data" || short_name == "feed";
-    EXPECT_EQ(info->side_effect, comm.contains(short_name) || program_io) << info->name;
+    EXPECT_EQ(info->side_effect,
+              comm.contains(short_name) || stream_sync.contains(short_name) || program_io)
+        << info->name;
   }
   EXPECT_GE(inplace, 20u);
   for (const std::string& name : comm) EXPECT_NE(Tables().Lookup("pd_op." + name), nullptr);
+  for (const std::string& name : stream_sync) {
+    EXPECT_NE(Tables().Lookup("pd_op." + name), nullptr);
+  }
 }
 
 TEST(PdOpDialectTest, ControlFlowRegionsAndMutableOperands) {
@@ -304,6 +325,78 @@ TEST(PdOpDialectTest, ControlFlowRegionsAndMutableOperands) {
             Attribute::Int32(-100));
   EXPECT_EQ(Get("pd_op.cast").FindAttribute("dtype")->required, true);
   EXPECT_EQ(Get("pd_op.transpose").FindAttribute("perm")->kind, AttrKind::kArray);
+}
+
+// The ops gradient-merge, gradient-clipping and loop programs translate to (ops.yaml,
+// backward.yaml, static_ops.yaml and the manual AddN_Op).
+TEST(PdOpDialectTest, GradientMergeAndLoopOpSignatures) {
+  for (const char* name : {"pd_op.maximum", "pd_op.remainder", "pd_op.remainder_"}) {
+    SCOPED_TRACE(name);
+    const OpInfo& op = Get(name);
+    EXPECT_THAT(OperandNames(op), ::testing::ElementsAre("x", "y"));
+    EXPECT_THAT(ResultNames(op), ::testing::ElementsAre("out"));
+    EXPECT_TRUE(op.attributes.empty());
+    EXPECT_EQ(op.verify, Get("pd_op.add").verify);  // broadcast-compatible shapes, like add
+  }
+  EXPECT_TRUE(Get("pd_op.remainder_").inplace);
+  EXPECT_FALSE(Get("pd_op.remainder").inplace);
+  EXPECT_EQ(Tables().Lookup("pd_op.maximum_"), nullptr);  // the yaml has no in-place maximum
+
+  for (const char* name : {"pd_op.sqrt", "pd_op.sqrt_", "pd_op.squared_l2_norm", "pd_op.share_data",
+                           "pd_op.share_data_", "pd_op.sync_calc_stream_"}) {
+    SCOPED_TRACE(name);
+    const OpInfo& op = Get(name);
+    EXPECT_THAT(OperandNames(op), ::testing::ElementsAre("x"));
+    EXPECT_THAT(ResultNames(op), ::testing::ElementsAre("out"));
+    EXPECT_TRUE(op.attributes.empty());
+    EXPECT_FALSE(op.operands.at(0).variadic);
+  }
+  EXPECT_EQ(Tables().Lookup("pd_op.squared_l2_norm_"), nullptr);
+  EXPECT_TRUE(Get("pd_op.share_data_").inplace);
+  EXPECT_FALSE(Get("pd_op.share_data_").side_effect);
+  EXPECT_EQ(Tables().Lookup("pd_op.sync_calc_stream"), nullptr);  // only the in-place form
+
+  for (const char* name : {"pd_op.tril_grad", "pd_op.triu_grad"}) {
+    SCOPED_TRACE(name);
+    const OpInfo& op = Get(name);
+    EXPECT_THAT(OperandNames(op), ::testing::ElementsAre("out_grad"));
+    EXPECT_THAT(ResultNames(op), ::testing::ElementsAre("x_grad"));
+    EXPECT_THAT(AttrNames(op), ::testing::ElementsAre("diagonal"));
+    EXPECT_EQ(op.FindAttribute("diagonal")->kind, AttrKind::kInt32);
+    EXPECT_TRUE(op.FindAttribute("diagonal")->required);
+    EXPECT_FALSE(op.inplace);
+  }
+
+  for (const char* name : {"pd_op.increment", "pd_op.increment_"}) {
+    SCOPED_TRACE(name);
+    const OpInfo& op = Get(name);
+    EXPECT_THAT(OperandNames(op), ::testing::ElementsAre("x"));
+    EXPECT_THAT(AttrNames(op), ::testing::ElementsAre("value"));
+    EXPECT_EQ(op.FindAttribute("value")->default_value, Attribute::Float(1.0f));
+  }
+  EXPECT_FALSE(Get("pd_op.increment").inplace);
+  EXPECT_TRUE(Get("pd_op.increment_").inplace);
+
+  const OpInfo& add_n = Get("pd_op.add_n_");
+  EXPECT_TRUE(add_n.inplace);
+  EXPECT_FALSE(add_n.side_effect);
+  EXPECT_THAT(OperandNames(add_n), ::testing::ElementsAre("inputs"));
+  EXPECT_TRUE(add_n.operands.at(0).variadic);
+  EXPECT_THAT(ResultNames(add_n), ::testing::ElementsAre("out"));
+  EXPECT_FALSE(add_n.results.at(0).variadic);
+
+  const OpInfo& comm = Get("pd_op.sync_comm_stream_");
+  EXPECT_TRUE(comm.inplace);
+  EXPECT_TRUE(comm.side_effect);
+  EXPECT_THAT(OperandNames(comm), ::testing::ElementsAre("x"));
+  EXPECT_TRUE(comm.operands.at(0).variadic);
+  EXPECT_THAT(ResultNames(comm), ::testing::ElementsAre("out"));
+  EXPECT_TRUE(comm.results.at(0).variadic);
+  EXPECT_THAT(AttrNames(comm), ::testing::ElementsAre("ring_id"));
+  EXPECT_EQ(comm.FindAttribute("ring_id")->default_value, Attribute::Int32(0));
+  const OpInfo& calc = Get("pd_op.sync_calc_stream_");
+  EXPECT_TRUE(calc.inplace);
+  EXPECT_TRUE(calc.side_effect);
 }
 
 TEST(PdOpDialectTest, DistReshardSignature) {

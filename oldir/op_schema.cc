@@ -68,8 +68,10 @@ void AddMath(std::vector<OpSchema>* t) {
             A("Scale_y", pf::FLOAT), A("Scale_out", pf::FLOAT), A("x_data_format", pf::STRING),
             A("y_data_format", pf::STRING)},
            MkldnnAttrs()});
-  for (std::string_view type : {"elementwise_add", "elementwise_sub", "elementwise_mul",
-                                "elementwise_div", "elementwise_max"}) {
+  // elementwise_mod / elementwise_floordiv: the gradient-merge step counter (step %= k).
+  for (std::string_view type :
+       {"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
+        "elementwise_max", "elementwise_mod", "elementwise_floordiv"}) {
     t->push_back({type, {In("X"), In("Y")}, {In("Out")}, elementwise});
   }
   // ElementwiseGradOpMaker re-feeds X and Y; the div grad maker also re-feeds Out.
@@ -117,6 +119,17 @@ void AddMath(std::vector<OpSchema>* t) {
   for (std::string_view type : {"reduce_mean_grad", "reduce_sum_grad"}) {
     t->push_back({type, {In("X"), In("Out@GRAD")}, {Opt("X@GRAD")}, reduce});
   }
+}
+
+void AddCompareAndLogical(std::vector<OpSchema>* t) {
+  // CompareOpProtoMaker (controlflow/compare_op.cc): axis defaults to -1, force_cpu to false.
+  const Attrs compare = {A("axis", pf::INT), A("force_cpu", pf::BOOLEAN)};
+  for (std::string_view type : {"equal", "not_equal", "less_than", "greater_than"}) {
+    t->push_back({type, {In("X"), In("Y")}, {In("Out")}, compare});
+  }
+  // Binary/UnaryLogicalOpProtoMaker (controlflow/logical_op.cc): no attributes.
+  t->push_back({"logical_and", {In("X"), In("Y")}, {In("Out")}, {}});
+  t->push_back({"logical_not", {In("X")}, {In("Out")}, {}});
 }
 
 void AddActivations(std::vector<OpSchema>* t) {
@@ -260,6 +273,14 @@ void AddCreation(std::vector<OpSchema>* t) {
                 {A("shape", pf::LONGS), A("mean", pf::FLOAT), A("std", pf::FLOAT),
                  A("seed", pf::INT), A("dtype", pf::INT), A("use_mkldnn", pf::BOOLEAN)}});
 
+  // fill_any_like (full_like): dtype -1 keeps X's. `value` is left out on purpose: the maker
+  // declared it float before an op-version checkpoint turned it into a Scalar, so saved programs
+  // hold FLOAT or SCALAR and Paddle reads both; one AttrType here would reject one of them.
+  t->push_back({"fill_any_like", {In("X")}, {In("Out")}, {A("dtype", pf::INT)}});
+
+  // share_data (share_data_op.cc): Out shares X's buffer; no attributes.
+  t->push_back({"share_data", {In("X")}, {In("Out")}, {}});
+
   // assign: X is dispensable in AssignOpProtoMaker. Its grad is another assign.
   t->push_back({"assign", {Opt("X")}, {In("Out")}, {}});
 
@@ -386,6 +407,7 @@ void AddCommunication(std::vector<OpSchema>* t) {
 std::vector<OpSchema> BuildTable() {
   std::vector<OpSchema> table;
   AddMath(&table);
+  AddCompareAndLogical(&table);
   AddActivations(&table);
   AddNn(&table);
   AddShape(&table);

@@ -906,6 +906,105 @@ TEST(ValidateProgramTest, AttributeTypes) {
             }));
 }
 
+// The ops gradient-merge and loop programs add: the step counter (increment, elementwise_mod,
+// equal), the other compare and logical ops, fill_any_like and share_data.
+Builder CounterCompareAndLogicalProgram() {
+  Builder b;
+  b.Data(0, "x");
+  for (const char* name : {"step", "k", "zero", "quotient"}) {
+    b.Var(0, name, {1}).SetDenseTensor(proto::VarType::INT32, {1});
+  }
+  for (const char* name : {"eq", "ne", "lt", "gt", "both", "neither"}) {
+    b.Var(0, name, {1}).SetDenseTensor(proto::VarType::BOOL, {1});
+  }
+  for (const char* name : {"ones", "twos", "x_view"}) b.Var(0, name);
+  for (const char* name : {"step", "k", "zero"}) {
+    b.Op(0, "fill_constant")
+        .SetOutput("Out", {name})
+        .SetAttr("shape", std::vector<int64_t>{1})
+        .SetAttr("value", 1.0f)
+        .SetAttr("dtype", int32_t{proto::VarType::INT32});
+  }
+  b.Op(0, "increment", kBackward)
+      .SetInput("X", {"step"})
+      .SetOutput("Out", {"step"})
+      .SetAttr("step", 1.0f);
+  b.Op(0, "elementwise_mod", kBackward)
+      .SetInput("X", {"step"})
+      .SetInput("Y", {"k"})
+      .SetOutput("Out", {"step"})
+      .SetAttr("axis", int32_t{-1});
+  b.Op(0, "elementwise_floordiv")
+      .SetInput("X", {"step"})
+      .SetInput("Y", {"k"})
+      .SetOutput("Out", {"quotient"})
+      .SetAttr("axis", int32_t{-1})
+      .SetAttr("use_mkldnn", false);
+  // The gradient-merge pass sets no attribute of equal but op_role: axis and force_cpu default.
+  b.Op(0, "equal", kBackward)
+      .SetInput("X", {"step"})
+      .SetInput("Y", {"zero"})
+      .SetOutput("Out", {"eq"});
+  b.Op(0, "not_equal")
+      .SetInput("X", {"step"})
+      .SetInput("Y", {"zero"})
+      .SetOutput("Out", {"ne"})
+      .SetAttr("axis", int32_t{-1})
+      .SetAttr("force_cpu", false);
+  b.Op(0, "less_than")
+      .SetInput("X", {"step"})
+      .SetInput("Y", {"k"})
+      .SetOutput("Out", {"lt"})
+      .SetAttr("force_cpu", true);
+  b.Op(0, "greater_than")
+      .SetInput("X", {"step"})
+      .SetInput("Y", {"k"})
+      .SetOutput("Out", {"gt"})
+      .SetAttr("axis", int32_t{-1});
+  b.Op(0, "logical_and").SetInput("X", {"lt"}).SetInput("Y", {"gt"}).SetOutput("Out", {"both"});
+  b.Op(0, "logical_not").SetInput("X", {"both"}).SetOutput("Out", {"neither"});
+  // fill_any_like's value: FLOAT from older Paddle, SCALAR since its maker declares a Scalar.
+  b.Op(0, "fill_any_like")
+      .SetInput("X", {"x"})
+      .SetOutput("Out", {"ones"})
+      .SetAttr("value", 1.0f)
+      .SetAttr("dtype", int32_t{-1});
+  b.Op(0, "fill_any_like")
+      .SetInput("X", {"x"})
+      .SetOutput("Out", {"twos"})
+      .SetAttr("value", MakeScalar(2.0))
+      .SetAttr("dtype", int32_t{proto::VarType::FP32});
+  b.Op(0, "share_data").SetInput("X", {"x"}).SetOutput("Out", {"x_view"});
+  return b;
+}
+
+TEST(ValidateProgramTest, CounterCompareAndLogicalOpsHaveNoFindings) {
+  Builder b = CounterCompareAndLogicalProgram();
+  ValidateOptions options;
+  options.note_unknown_ops = true;  // every op of it is modelled
+  Diagnostics d = Validate(b, options);
+  EXPECT_TRUE(d.empty()) << d.Render();
+  EXPECT_EQ(b.block(0)->ops_size(), 15);
+}
+
+TEST(ValidateProgramTest, CompareAndCreationAttributeTypes) {
+  Builder b = CounterCompareAndLogicalProgram();
+  proto::BlockDesc* block = b.block(0);
+  // op 6 is equal, op 13 the second fill_any_like.
+  ASSERT_EQ(block->ops(6).type(), "equal");
+  ASSERT_EQ(block->ops(13).type(), "fill_any_like");
+  OpEditor(block->mutable_ops(6)).SetAttr("force_cpu", int32_t{1});  // BOOLEAN expected
+  OpEditor(block->mutable_ops(13)).SetAttr("dtype", int64_t{5});     // INT expected
+  Diagnostics d = Validate(b);
+  EXPECT_EQ(Rendered(d),
+            (std::vector<std::string>{
+                "m.pdmodel: block 0, op 6 (equal), attr 'force_cpu': error: attribute "
+                "'force_cpu' has type INT, expected BOOLEAN\n",
+                "m.pdmodel: block 0, op 13 (fill_any_like), attr 'dtype': error: attribute "
+                "'dtype' has type LONG, expected INT\n",
+            }));
+}
+
 TEST(ValidateProgramTest, UnknownOpsGetANoteOnlyWhenAsked) {
   Builder b;
   b.RawOp(0, "my_custom_op");
@@ -1199,6 +1298,14 @@ TEST(OpSchemaTest, CoversTheOpsIrMigrateSupports) {
                                              "elementwise_div",
                                              "elementwise_div_grad",
                                              "elementwise_max",
+                                             "elementwise_mod",
+                                             "elementwise_floordiv",
+                                             "equal",
+                                             "not_equal",
+                                             "less_than",
+                                             "greater_than",
+                                             "logical_and",
+                                             "logical_not",
                                              "relu",
                                              "relu_grad",
                                              "gelu",
@@ -1240,6 +1347,8 @@ TEST(OpSchemaTest, CoversTheOpsIrMigrateSupports) {
                                              "gaussian_random",
                                              "assign",
                                              "assign_value",
+                                             "fill_any_like",
+                                             "share_data",
                                              "sum",
                                              "squared_l2_norm",
                                              "tril_triu",
@@ -1389,6 +1498,14 @@ TEST(OpSchemaTest, MatchesPaddleMakers) {
       {"assign_value", "shape", proto::INTS, true},
       {"assign_value", "dtype", proto::INT, true},
       {"assign_value", "int64_values", proto::LONGS, false},
+      {"elementwise_mod", "axis", proto::INT, false},
+      {"elementwise_floordiv", "axis", proto::INT, false},
+      {"equal", "axis", proto::INT, false},
+      {"equal", "force_cpu", proto::BOOLEAN, false},
+      {"less_than", "force_cpu", proto::BOOLEAN, false},
+      {"greater_than", "axis", proto::INT, false},
+      {"not_equal", "force_cpu", proto::BOOLEAN, false},
+      {"fill_any_like", "dtype", proto::INT, false},
       {"tril_triu", "diagonal", proto::INT, false},
       {"tril_triu", "lower", proto::BOOLEAN, false},
       {"momentum", "mu", proto::FLOAT, true},
@@ -1457,6 +1574,11 @@ TEST(OpSchemaTest, MatchesPaddleMakers) {
       {"feed", {"X"}, {"Out"}},
       {"conditional_block", {"Cond+", "Input?+"}, {"Out?+", "Scope"}},
       {"while", {"X?+", "Condition"}, {"Out?+", "StepScopes"}},
+      {"equal", {"X", "Y"}, {"Out"}},
+      {"logical_and", {"X", "Y"}, {"Out"}},
+      {"logical_not", {"X"}, {"Out"}},
+      {"fill_any_like", {"X"}, {"Out"}},
+      {"share_data", {"X"}, {"Out"}},
       {"c_sync_comm_stream", {"X+"}, {"Out+"}},
       {"send_v2", {"X"}, {}},
       {"recv_v2", {}, {"Out"}},
@@ -1467,6 +1589,8 @@ TEST(OpSchemaTest, MatchesPaddleMakers) {
     EXPECT_EQ(describe(schema->inputs), expected.inputs) << expected.op;
     EXPECT_EQ(describe(schema->outputs), expected.outputs) << expected.op;
   }
+  // fill_any_like's value is FLOAT or SCALAR depending on the Paddle version: not type-checked.
+  EXPECT_EQ(FindOpSchema("fill_any_like")->FindAttr("value"), nullptr);
 }
 
 }  // namespace
