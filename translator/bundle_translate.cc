@@ -161,7 +161,7 @@ Status CheckOutputDir(const std::string& dir) {
 Coverage LocatedIn(const Coverage& coverage, const std::string& file) {
   Coverage out;
   for (const auto& [type, entry] : coverage.types()) {
-    OpTypeCoverage& mine = out.Count(type, "");
+    OpTypeCoverage& mine = out.Count(type, 0, 0);
     mine = entry;
     mine.first_location = fmt::format("{}: {}", file, entry.first_location);
   }

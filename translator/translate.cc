@@ -4,6 +4,8 @@
 // outputs (builtin.shadow_output).
 #include "translator/translate.h"
 
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "newir/builder.h"
@@ -59,6 +61,9 @@ Status UnsupportedError(const TranslateOptions& options,
 
 void StoreParameters(ProgramState& state, const Scope& root) {
   const oldir::Block block = state.legacy.root();
+  // Several parameters stored from one op's results follow it in the order of their names'
+  // first writes.
+  std::unordered_map<newir::Operation*, newir::Operation*> last_stored;
   for (const std::string& name : root.bound_names()) {
     const Binding* b = root.FindLocal(name);
     std::optional<oldir::Var> var = block.FindVar(name);
@@ -66,12 +71,13 @@ void StoreParameters(ProgramState& state, const Scope& root) {
     newir::Operation* producer = b->value->defining_op();
     if (producer == nullptr) continue;
     newir::Builder builder(state.program.block());
-    builder.SetInsertionPointAfter(*producer);
+    newir::Operation*& after = last_stored[producer];
+    builder.SetInsertionPointAfter(after != nullptr ? *after : *producer);
     newir::AttributeMap attrs = {{"parameter_name", newir::Attribute::String(name)}};
     if (const newir::Attribute role = producer->attribute("op_role"); !role.IsNull()) {
       attrs.emplace("op_role", role);
     }
-    builder.Create("builtin.set_parameter", {b->value}, {}, std::move(attrs));
+    after = builder.Create("builtin.set_parameter", {b->value}, {}, std::move(attrs));
   }
 }
 
