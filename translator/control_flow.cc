@@ -53,14 +53,34 @@ std::vector<std::string> WrittenOutside(OpContext& ctx, int index,
   return names;
 }
 
-// The value `name` has before a block runs; null when it has none (a var first written inside).
-StatusOr<Value*> ValueBefore(OpContext& ctx, const std::string& name) {
+// Whether legacy block `index` reads `name` before any of its ops writes it.
+bool ReadsBeforeWriting(OpContext& ctx, int index, const std::string& name) {
+  const oldir::Block sub = ctx.state().legacy.block(index);
+  for (int i = 0; i < sub.num_ops(); ++i) {
+    for (const auto& in : sub.op(i).desc().inputs()) {
+      for (const std::string& arg : in.arguments()) {
+        if (arg == name) return true;
+      }
+    }
+    for (const auto& out : sub.op(i).desc().outputs()) {
+      for (const std::string& arg : out.arguments()) {
+        if (arg == name) return false;
+      }
+    }
+  }
+  return false;
+}
+
+// The value `name` has before block `index` runs: its binding, its parameter when persistable, a
+// program input when the block reads it before writing it; null when it has none (a var first
+// written inside the block).
+StatusOr<Value*> ValueBefore(OpContext& ctx, int index, const std::string& name) {
   if (const Binding* b = ctx.scope().Find(name)) return b->value;
   if (auto it = ctx.state().externals.find(name); it != ctx.state().externals.end()) {
     return it->second.value;
   }
   IRM_ASSIGN_OR_RETURN(const oldir::Var var, ctx.VarOf(name));
-  if (var.persistable()) return ctx.ValueOf(name);  // its parameter
+  if (var.persistable() || ReadsBeforeWriting(ctx, index, name)) return ctx.ValueOf(name);
   return static_cast<Value*>(nullptr);
 }
 
@@ -80,7 +100,7 @@ Status TranslateConditionalBlock(OpContext& ctx) {
   std::vector<Value*> before;
   std::vector<Type> types;
   for (const std::string& name : outs) {
-    IRM_ASSIGN_OR_RETURN(Value * value, ValueBefore(ctx, name));
+    IRM_ASSIGN_OR_RETURN(Value * value, ValueBefore(ctx, index, name));
     before.push_back(value);
     IRM_ASSIGN_OR_RETURN(Type type, ctx.TypeOfName(name));
     types.push_back(std::move(type));
@@ -142,7 +162,7 @@ Status TranslateWhile(OpContext& ctx) {
   std::vector<std::string> loop_vars;
   std::vector<Value*> inits;
   for (const std::string& name : written) {
-    IRM_ASSIGN_OR_RETURN(Value * value, ValueBefore(ctx, name));
+    IRM_ASSIGN_OR_RETURN(Value * value, ValueBefore(ctx, index, name));
     if (value == nullptr) {
       // Written in the body before any read: a per-iteration temporary, not carried.
       ctx.state().notes.Add(Warning(

@@ -4,7 +4,8 @@
 // (a legacy sub-block writes the enclosing scope; SSA needs those writes as results). The true
 // region is the translated sub-block ending in cf.yield; the false region, which the legacy op
 // does not have, yields each var's value from before the block — its parameter when it is
-// persistable — or, for a var that had none, zeros (fake_false_branch = true, as Paddle).
+// persistable, a program input when the block reads it first — or, for a var that had none,
+// zeros (fake_false_branch = true, as Paddle).
 //
 // The while's loop values are the vars declared outside the body that the body writes, the
 // condition first: the body gets one block argument per other loop value and ends in

@@ -109,10 +109,13 @@ void AddActivationsAndNn(std::vector<OpCompat>& t) {
   t.push_back({.legacy_type = "lookup_table_v2_grad",
                .new_op = "embedding_grad",
                .forward = "lookup_table_v2"});
+  // The legacy maker's default implementation is not the new op's: a program without the
+  // attribute meant downscale at inference (Paddle's DropoutOpTranscriber says so explicitly).
   t.push_back({.legacy_type = "dropout",
                .new_op = "dropout",
                .slots = {{"Seed", "seed_tensor"}},
-               .attrs = {{"dropout_prob", "p"}, {"dropout_implementation", "mode"}}});
+               .attrs = {{"dropout_prob", "p"}, {"dropout_implementation", "mode"}},
+               .defaults = {{"mode", newir::Attribute::String("downscale_in_infer")}}});
   t.push_back({.legacy_type = "dropout_grad", .new_op = "dropout_grad", .forward = "dropout"});
   t.push_back({.legacy_type = "softmax_with_cross_entropy",
                .new_op = "cross_entropy_with_softmax",
@@ -126,12 +129,16 @@ void AddShapeAndCreation(std::vector<OpCompat>& t) {
   // reshape2 / transpose2: XShape has no new-IR twin (dropped); reshape2_grad is rebuilt from it.
   t.push_back({.legacy_type = "reshape2",
                .new_op = "reshape",
-               .mutables = {IntArray("shape", "Shape", "ShapeTensor", "shape")}});
+               .mutables = {IntArray("shape", "Shape", "ShapeTensor", "shape")},
+               .dropped = {"XShape"}});
   t.push_back({.legacy_type = "reshape2_grad",
                .new_op = "reshape",
                .forward = "reshape2",
                .handler = TranslateReshapeGrad});
-  t.push_back({.legacy_type = "transpose2", .new_op = "transpose", .attrs = {{"axis", "perm"}}});
+  t.push_back({.legacy_type = "transpose2",
+               .new_op = "transpose",
+               .attrs = {{"axis", "perm"}},
+               .dropped = {"XShape"}});
   t.push_back(
       {.legacy_type = "transpose2_grad", .new_op = "transpose_grad", .forward = "transpose2"});
   t.push_back({.legacy_type = "concat",

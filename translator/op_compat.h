@@ -43,10 +43,11 @@ struct MutableOperand {
 
 struct OpCompat {
   std::string_view legacy_type = {};
-  std::string_view new_op = {};               // without the `pd_op.` prefix or in-place `_`
-  std::vector<Rename> slots = {};             // inputs and outputs
-  std::vector<Rename> attrs = {};             // legacy attribute -> new attribute
-  std::vector<MutableOperand> mutables = {};  // operands fed by attributes
+  std::string_view new_op = {};                // without the `pd_op.` prefix or in-place `_`
+  std::vector<Rename> slots = {};              // inputs and outputs
+  std::vector<Rename> attrs = {};              // legacy attribute -> new attribute
+  std::vector<MutableOperand> mutables = {};   // operands fed by attributes
+  std::vector<std::string_view> dropped = {};  // legacy slots with no new twin (XShape)
   std::vector<std::pair<std::string_view, newir::Attribute>> defaults = {};  // when absent
   std::string_view forward = {};  // grad ops: the forward legacy op, whose renames apply too
   bool always_inplace = false;    // adam, adamw: pd_op.<name>_ whatever the var names

@@ -17,6 +17,9 @@ using newir::Operation;
 using newir::Type;
 using newir::Value;
 
+// Constants for mutable attributes live on the CPU, as Paddle's translator builds them.
+const newir::Place kConstantPlace = newir::Place::Of(newir::AllocationType::kCpu);
+
 // Sets entry `index` of the per-result array attribute `name` (created with `fill` entries).
 void SetResultEntry(Operation& op, const char* name, size_t index, Attribute value,
                     const Attribute& fill) {
@@ -240,7 +243,7 @@ Value* OpContext::FullScalar(double value, newir::DataType dtype) {
               {{"shape", Attribute::IntArrayAttr({1})},
                {"value", Attribute::Double(value)},
                {"dtype", Attribute::DataTypeAttr(dtype)},
-               {"place", Attribute::PlaceAttr(newir::Place{})}})
+               {"place", Attribute::PlaceAttr(kConstantPlace)}})
       ->result(0);
 }
 
@@ -252,7 +255,7 @@ Value* OpContext::FullIntArray(const std::vector<int64_t>& values) {
               {Type::DenseTensor(Type::I64(), {static_cast<int64_t>(values.size())})},
               {{"value", Attribute::Array(std::move(items))},
                {"dtype", Attribute::DataTypeAttr(newir::DataType::kInt64)},
-               {"place", Attribute::PlaceAttr(newir::Place{})}})
+               {"place", Attribute::PlaceAttr(kConstantPlace)}})
       ->result(0);
 }
 
@@ -364,11 +367,13 @@ using SlotNames = std::vector<std::pair<std::string, std::string>>;  // new name
 
 SlotNames NewNamesOfSlots(const OpCompat& row, const oldir::Op& op) {
   SlotNames names;
-  for (const auto& in : op.desc().inputs())
-    names.emplace_back(NewSlotName(row, in.parameter()), in.parameter());
-  for (const auto& out : op.desc().outputs()) {
-    names.emplace_back(NewSlotName(row, out.parameter()), out.parameter());
-  }
+  auto add = [&](const std::string& slot) {
+    if (std::find(row.dropped.begin(), row.dropped.end(), slot) == row.dropped.end()) {
+      names.emplace_back(NewSlotName(row, slot), slot);
+    }
+  };
+  for (const auto& in : op.desc().inputs()) add(in.parameter());
+  for (const auto& out : op.desc().outputs()) add(out.parameter());
   return names;
 }
 
