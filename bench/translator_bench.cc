@@ -6,7 +6,8 @@
 // those bytes or from the program parsed from them:
 //   raw_parse_arena  protobuf's ParseFromString of the bytes into an arena — the baseline (what
 //                    our load parses into)
-//   raw_parse        the same into a heap ProgramDesc (oldir_bench's other baseline), for reference
+//   raw_parse        the same into a heap ProgramDesc, for reference (oldir_bench's load target is
+//                    stated against it)
 //   load             oldir::ParseProgram of the bytes (our reader)
 //   translate        TranslateProgram on the already-loaded program (and freeing its result)
 //   translate_no_free  the same with the result freed outside the timed region (a breakdown)
