@@ -285,23 +285,7 @@ bool OpContext::WritesAnInput() const {
 }
 
 void OpContext::Bind(const std::string& name, Value* value) {
-  Binding binding{value, {}};
-  // An in-place op that read the name's old value writes into the same storage.
-  if (Operation* op = value->defining_op();
-      op != nullptr && op->info() != nullptr && op->info()->inplace) {
-    if (const Binding* old = scope_.Find(name); old != nullptr) {
-      const std::vector<Value*> operands = op->operands();
-      if (std::find(operands.begin(), operands.end(), old->value) != operands.end()) {
-        binding.storage = old->storage;
-      }
-    } else if (auto ext = state_.externals.find(name); ext != state_.externals.end()) {
-      const std::vector<Value*> operands = op->operands();
-      if (std::find(operands.begin(), operands.end(), ext->second.value) != operands.end()) {
-        binding.storage = ext->second.storage;
-      }
-    }
-  }
-  scope_.Bind(name, binding);
+  BindName(name, value);
   if (Operation* op = value->defining_op()) {
     const size_t index = value->index();
     // A value keeps the first name it was bound to (a re-bound alias does not rename it).
@@ -319,6 +303,25 @@ void OpContext::Bind(const std::string& name, Value* value) {
   } else if (!value->attributes().contains(kLegacyVarNameAttr)) {
     value->SetAttribute(kLegacyVarNameAttr, Attribute::String(name));
   }
+}
+
+void OpContext::BindName(const std::string& name, Value* value) {
+  Binding binding{value, {}};
+  // An in-place op that read the name's old value writes into the same storage.
+  if (Operation* op = value->defining_op();
+      op != nullptr && op->info() != nullptr && op->info()->inplace) {
+    const Binding* old = scope_.Find(name);
+    if (old == nullptr) {
+      auto ext = state_.externals.find(name);
+      if (ext != state_.externals.end()) old = &ext->second;
+    }
+    if (old != nullptr) {
+      for (size_t i = 0; i < op->num_operands(); ++i) {
+        if (op->operand(i) == old->value) binding.storage = old->storage;
+      }
+    }
+  }
+  scope_.Bind(name, std::move(binding));
 }
 
 Status OpContext::TranslateBlock(int block_index, newir::Block& target, Scope& scope) {
@@ -460,6 +463,9 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
 
   std::vector<Type> result_types;
   std::vector<std::vector<std::string>> result_names;
+  // Names and flags of the single-tensor results, recorded with the op in one go.
+  std::vector<Attribute> names_attr, stop_attr, persistable_attr;
+  bool any_named = false;
   for (const newir::ResultSpec& spec : info.results) {
     const std::optional<std::string> slot = SlotOf(slots, spec.name);
     std::vector<std::string> names = slot ? ctx.OutputNames(*slot) : std::vector<std::string>{};
@@ -482,8 +488,17 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
       return ctx.Error(
           fmt::format("output slot '{}' must hold one var, not {}", *slot, names.size()));
     } else {
-      IRM_ASSIGN_OR_RETURN(Type type, ctx.TypeOfName(names[0]));
-      result_types.push_back(std::move(type));
+      IRM_ASSIGN_OR_RETURN(const oldir::Var var, ctx.VarOf(names[0]));
+      StatusOr<Type> type = TypeOfVar(var);
+      if (!type.ok()) return ctx.Error(type.status().message());
+      result_types.push_back(std::move(type).value());
+      names_attr.resize(result_types.size(), Attribute::String(""));
+      stop_attr.resize(result_types.size(), Attribute::Bool(false));
+      persistable_attr.resize(result_types.size(), Attribute::Bool(false));
+      names_attr.back() = Attribute::String(names[0]);
+      stop_attr.back() = Attribute::Bool(var.stop_gradient());
+      persistable_attr.back() = Attribute::Bool(var.persistable());
+      any_named = true;
     }
     result_names.push_back(std::move(names));
   }
@@ -491,13 +506,22 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
   IRM_ASSIGN_OR_RETURN(newir::AttributeMap attrs, ctx.AttributesFor(info));
   for (const auto& [name, value] : overrides.attrs)
     attrs.insert_or_assign(std::string(name), value);
+  if (any_named) {
+    const size_t n = result_types.size();
+    names_attr.resize(n, Attribute::String(""));
+    stop_attr.resize(n, Attribute::Bool(false));
+    persistable_attr.resize(n, Attribute::Bool(false));
+    attrs.emplace(kLegacyVarNamesAttr, Attribute::Array(std::move(names_attr)));
+    attrs.emplace("stop_gradient", Attribute::Array(std::move(stop_attr)));
+    attrs.emplace("persistable", Attribute::Array(std::move(persistable_attr)));
+  }
   Operation* op = ctx.Emit(info.name, operands, result_types, std::move(attrs));
   for (size_t i = 0; i < info.results.size(); ++i) {
     if (info.results[i].variadic) {
       const std::vector<Value*> parts = ctx.Split(op->result(i));
       for (size_t j = 0; j < parts.size(); ++j) ctx.Bind(result_names[i][j], parts[j]);
     } else if (!result_names[i].empty()) {
-      ctx.Bind(result_names[i][0], op->result(i));
+      ctx.BindName(result_names[i][0], op->result(i));
     }
   }
   return op;

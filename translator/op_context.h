@@ -124,6 +124,8 @@ class OpContext {
   // Binds `name` to `value` in this block, records the name on the value, and keeps the binding's
   // parameter storage when the value comes from an in-place op that read the name's old value.
   void Bind(const std::string& name, newir::Value* value);
+  // Bind's name binding alone, for a value whose op already records the name.
+  void BindName(const std::string& name, newir::Value* value);
   // Whether the op writes one of the vars it reads (Paddle's in-place rule).
   bool WritesAnInput() const;
 
