@@ -414,6 +414,20 @@ void AppendUpdate(ProgramBuilder& main, const Target& t, const Accumulators& acc
 
 }  // namespace
 
+std::vector<OptimizerOptions> EveryOptimizerConfiguration() {
+  std::vector<OptimizerOptions> all;
+  for (OptimizerKind kind : {OptimizerKind::kSgd, OptimizerKind::kMomentum, OptimizerKind::kAdam,
+                             OptimizerKind::kAdamW}) {
+    for (bool clip : {false, true}) {
+      OptimizerOptions options;
+      options.kind = kind;
+      if (clip) options.clip_global_norm = 1.0f;
+      all.push_back(options);
+    }
+  }
+  return all;
+}
+
 const char* OptimizerKindName(OptimizerKind kind) {
   switch (kind) {
     case OptimizerKind::kSgd:

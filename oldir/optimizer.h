@@ -59,6 +59,10 @@ struct OptimizerOptions {
   bool multi_precision = false;
 };
 
+// Every optimizer kind with its defaults, each without and with global-norm clipping (norm 1):
+// the configurations the model-zoo tests sweep.
+std::vector<OptimizerOptions> EveryOptimizerConfiguration();
+
 // Appends the updates of `params_grads` (from AppendBackward) to `main`'s root block and the
 // accumulators' and learning rate's initialisers to `startup`. Every parameter and gradient must be
 // declared in main's root block (kNotFound); adam's beta1/beta2 must lie in [0, 1) and epsilon be

@@ -157,17 +157,6 @@ Status CheckOutputDir(const std::string& dir) {
   return Status::Ok();
 }
 
-// The coverage with each first location prefixed by the program file.
-Coverage LocatedIn(const Coverage& coverage, const std::string& file) {
-  Coverage out;
-  for (const auto& [type, entry] : coverage.types()) {
-    OpTypeCoverage& mine = out.Count(type, 0, 0);
-    mine = entry;
-    mine.first_location = fmt::format("{}: {}", file, entry.first_location);
-  }
-  return out;
-}
-
 struct TranslatedProgram {
   std::string file;  // in the rank folder: "forward.json"
   newir::Program program;
@@ -240,7 +229,7 @@ class BundleTranslator {
       for (const Diagnostic& d : findings.items()) status.AddNote(OneLine(d));
       return status;
     }
-    result_.coverage.Merge(LocatedIn(t.coverage, path));
+    result_.coverage.Merge(t.coverage, path);
     result_.notes.Append(t.notes);
     ++result_.programs;
     result_.legacy_ops += legacy.num_ops();

@@ -60,10 +60,6 @@ Status TranslateAllReduce(OpContext& ctx) {
 
 Status TranslateCollective(OpContext& ctx) { return EmitInStyle(ctx); }
 
-Status TranslateSend(OpContext& ctx) { return EmitInStyle(ctx); }
-
-Status TranslateRecv(OpContext& ctx) { return EmitInStyle(ctx); }
-
 Status TranslateSyncStream(OpContext& ctx) {
   if (Legacy(ctx)) {
     // Paddle's names for them drop the c_ and are always in place: pd_op.sync_calc_stream_.

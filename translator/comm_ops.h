@@ -12,10 +12,10 @@ namespace irm::translator {
 class OpContext;
 
 Status TranslateAllReduce(OpContext& ctx);
-// c_allgather, c_reducescatter, c_broadcast, c_identity, c_split, c_concat, barrier.
+// Ops whose new twin takes the same slots and attributes in either style (the name differs):
+// c_allgather, c_reducescatter, c_broadcast, c_identity, c_split, c_concat, barrier, send_v2
+// (p_send), recv_v2 (p_recv, its shape in the result type).
 Status TranslateCollective(OpContext& ctx);
-Status TranslateSend(OpContext& ctx);
-Status TranslateRecv(OpContext& ctx);
 Status TranslateSyncStream(OpContext& ctx);
 
 }  // namespace irm::translator

@@ -131,10 +131,7 @@ Status TranslateConditionalBlock(OpContext& ctx) {
     for (int64_t& d : shape) d = d < 0 ? 1 : d;
     const newir::DataType dtype = *DataTypeOfVarType(*ctx.VarOf(outs[i]).value().dtype());
     before[i] = ctx.EmitInto(else_block, "pd_op.full", {}, {types[i]},
-                             {{"shape", Attribute::IntArrayAttr(std::move(shape))},
-                              {"value", Attribute::Double(0.0)},
-                              {"dtype", Attribute::DataTypeAttr(dtype)},
-                              {"place", Attribute::PlaceAttr(newir::Place{})}})
+                             FullAttributes(std::move(shape), 0.0, dtype))
                     ->result(0);
   }
   ctx.EmitInto(else_block, "cf.yield", before);

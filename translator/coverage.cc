@@ -17,10 +17,14 @@ OpTypeCoverage& Coverage::Count(const std::string& type, int block, int op) {
   return it->second;
 }
 
-void Coverage::Merge(const Coverage& other) {
+void Coverage::Merge(const Coverage& other, const std::string& file) {
   for (const auto& [type, theirs] : other.types_) {
     auto [it, inserted] = types_.try_emplace(type, theirs);
-    if (inserted) continue;
+    if (inserted) {
+      if (!file.empty())
+        it->second.first_location = fmt::format("{}: {}", file, theirs.first_location);
+      continue;
+    }
     OpTypeCoverage& ours = it->second;
     ours.count += theirs.count;
     ours.translated += theirs.translated;

@@ -25,7 +25,9 @@ class Coverage {
  public:
   // Counts one op of `type` at block `block`, op `op` (the first one seen is first_location).
   OpTypeCoverage& Count(const std::string& type, int block, int op);
-  void Merge(const Coverage& other);
+  // Adds other's counts; a type new here takes other's first location, prefixed by `file: ` when
+  // `file` is given (the program it was found in).
+  void Merge(const Coverage& other, const std::string& file = {});
 
   const std::map<std::string, OpTypeCoverage>& types() const { return types_; }
   int total() const;

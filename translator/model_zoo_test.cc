@@ -16,23 +16,8 @@
 namespace irm::translator {
 namespace {
 
-using oldir::OptimizerKind;
 using oldir::OptimizerOptions;
 using oldir::models::ModelPrograms;
-
-std::vector<OptimizerOptions> AllOptimizers() {
-  std::vector<OptimizerOptions> all;
-  for (OptimizerKind kind : {OptimizerKind::kSgd, OptimizerKind::kMomentum, OptimizerKind::kAdam,
-                             OptimizerKind::kAdamW}) {
-    for (bool clip : {false, true}) {
-      OptimizerOptions options;
-      options.kind = kind;
-      if (clip) options.clip_global_norm = 1.0f;
-      all.push_back(options);
-    }
-  }
-  return all;
-}
 
 std::string Describe(const OptimizerOptions& o) {
   return std::string(oldir::OptimizerKindName(o.kind)) + (o.clip_global_norm ? "+clip" : "");
@@ -63,7 +48,7 @@ void CheckModel(ModelPrograms& model, const OptimizerOptions& optimizer, const s
 }
 
 TEST(ModelZooTest, EveryMlpTranslatesAndVerifies) {
-  for (const OptimizerOptions& optimizer : AllOptimizers()) {
+  for (const OptimizerOptions& optimizer : oldir::EveryOptimizerConfiguration()) {
     for (oldir::models::MlpLoss loss :
          {oldir::models::MlpLoss::kSoftmaxCrossEntropy, oldir::models::MlpLoss::kMse}) {
       ModelPrograms model;
@@ -77,7 +62,7 @@ TEST(ModelZooTest, EveryMlpTranslatesAndVerifies) {
 }
 
 TEST(ModelZooTest, EveryGptTranslatesAndVerifies) {
-  for (const OptimizerOptions& optimizer : AllOptimizers()) {
+  for (const OptimizerOptions& optimizer : oldir::EveryOptimizerConfiguration()) {
     for (float dropout : {0.0f, 0.1f}) {
       ModelPrograms model;
       oldir::models::GptConfig config;

@@ -218,8 +218,8 @@ void AddCommunication(std::vector<OpCompat>& t) {
     t.push_back({.legacy_type = type, .new_op = type, .handler = TranslateCollective});
   }
   t.push_back({.legacy_type = "barrier", .new_op = "barrier", .handler = TranslateCollective});
-  t.push_back({.legacy_type = "send_v2", .new_op = "p_send", .handler = TranslateSend});
-  t.push_back({.legacy_type = "recv_v2", .new_op = "p_recv", .handler = TranslateRecv});
+  t.push_back({.legacy_type = "send_v2", .new_op = "p_send", .handler = TranslateCollective});
+  t.push_back({.legacy_type = "recv_v2", .new_op = "p_recv", .handler = TranslateCollective});
   // Stream synchronisation orders work on CUDA streams; the new IR's executors order by data
   // dependence, so the dist style drops them (Out re-binds to X).
   const char* sync_note =

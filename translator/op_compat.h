@@ -57,6 +57,10 @@ struct OpCompat {
 
 // The row of a legacy op type; null when the translator does not know it.
 const OpCompat* FindOpCompat(std::string_view legacy_type);
+// Whether a row translates its op (a row without new op and handler is a refusal with a note).
+inline bool IsTranslatable(const OpCompat* row) {
+  return row != nullptr && (row->handler != nullptr || !row->new_op.empty());
+}
 // Every row, sorted by legacy type.
 const std::vector<OpCompat>& AllOpCompats();
 

@@ -128,12 +128,7 @@ StatusOr<Value*> OpContext::ValueOf(const std::string& name) {
                          {{"parameter_name", Attribute::String(name)}});
     binding.storage = name;
   } else {
-    op = prologue.Create("pd_op.data", {}, {type},
-                         {{"name", Attribute::String(name)},
-                          {"shape", Attribute::IntArrayAttr(var.dims())},
-                          {"dtype", Attribute::DataTypeAttr(*DataTypeOfVarType(
-                                        var.dtype().value_or(oldir::proto::VarType::FP32)))},
-                          {"place", Attribute::PlaceAttr(newir::Place{})}});
+    op = prologue.Create("pd_op.data", {}, {type}, DataAttributes(var));
   }
   state_.prologue_end = op;
   binding.value = op->result(0);
@@ -240,10 +235,7 @@ StatusOr<const newir::OpInfo*> OpContext::LookUp(std::string_view name, bool inp
 Value* OpContext::FullScalar(double value, newir::DataType dtype) {
   const Type element = ScalarTypeOfDataType(dtype);
   return Emit("pd_op.full", {}, {Type::DenseTensor(element, {1})},
-              {{"shape", Attribute::IntArrayAttr({1})},
-               {"value", Attribute::Double(value)},
-               {"dtype", Attribute::DataTypeAttr(dtype)},
-               {"place", Attribute::PlaceAttr(kConstantPlace)}})
+              FullAttributes({1}, value, dtype, kConstantPlace))
       ->result(0);
 }
 
@@ -331,6 +323,23 @@ Status OpContext::TranslateBlock(int block_index, newir::Block& target, Scope& s
   return TranslateOps(state_, state_.legacy.block(block_index), target, scope);
 }
 
+newir::AttributeMap DataAttributes(const oldir::Var& var) {
+  return {{"name", Attribute::String(var.name())},
+          {"shape", Attribute::IntArrayAttr(var.dims())},
+          {"dtype", Attribute::DataTypeAttr(
+                        DataTypeOfVarType(var.dtype().value_or(oldir::proto::VarType::FP32))
+                            .value_or(newir::DataType::kUndefined))},
+          {"place", Attribute::PlaceAttr(newir::Place{})}};
+}
+
+newir::AttributeMap FullAttributes(std::vector<int64_t> shape, double value, newir::DataType dtype,
+                                   newir::Place place) {
+  return {{"shape", Attribute::IntArrayAttr(std::move(shape))},
+          {"value", Attribute::Double(value)},
+          {"dtype", Attribute::DataTypeAttr(dtype)},
+          {"place", Attribute::PlaceAttr(std::move(place))}};
+}
+
 // ---- the block walk -----------------------------------------------------------------------------
 
 Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block& target,
@@ -340,7 +349,7 @@ Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block
     const OpCompat* row = FindOpCompat(op.type());
     OpContext ctx(state, block, i, row, target, scope);
     OpTypeCoverage& coverage = state.coverage.Count(op.type(), block.index(), i);
-    if (row == nullptr || (row->handler == nullptr && row->new_op.empty())) {
+    if (!IsTranslatable(row)) {
       // Unknown (or known unsupported) ops were reported before translation began unless
       // opaque ops are allowed.
       IRM_RETURN_IF_ERROR(TranslateOpaque(ctx));

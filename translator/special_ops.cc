@@ -73,12 +73,7 @@ Status TranslateFeed(OpContext& ctx) {
   if (outs.size() != 1) return ctx.Error("feed must write one var");
   IRM_ASSIGN_OR_RETURN(const oldir::Var var, ctx.VarOf(outs[0]));
   IRM_ASSIGN_OR_RETURN(Type type, ctx.TypeOfName(outs[0]));
-  newir::Operation* op =
-      ctx.Emit("pd_op.data", {}, {type},
-               {{"name", Attribute::String(outs[0])},
-                {"shape", Attribute::IntArrayAttr(var.dims())},
-                {"dtype", Attribute::DataTypeAttr(*DataTypeOfVarType(*var.dtype()))},
-                {"place", Attribute::PlaceAttr(newir::Place{})}});
+  newir::Operation* op = ctx.Emit("pd_op.data", {}, {type}, DataAttributes(var));
   ctx.Bind(outs[0], op->result(0));
   return Status::Ok();
 }
@@ -121,14 +116,10 @@ Status TranslateFillConstant(OpContext& ctx) {
   const newir::Place place = ctx.AttrOr<bool>("force_cpu", false)
                                  ? newir::Place::Of(newir::AllocationType::kCpu)
                                  : newir::Place{};
-  newir::Operation* op = ctx.Emit(
-      "pd_op.full", {}, {type},
-      {{"shape", Attribute::IntArrayAttr(std::move(shape))},
-       {"value", Attribute::Double(value)},
-       {"dtype",
-        Attribute::DataTypeAttr(
-            DataTypeOfVarType(ctx.AttrOr<int32_t>("dtype", 5)).value_or(DataType::kFloat32))},
-       {"place", Attribute::PlaceAttr(place)}});
+  const DataType dtype =
+      DataTypeOfVarType(ctx.AttrOr<int32_t>("dtype", 5)).value_or(DataType::kFloat32);
+  newir::Operation* op =
+      ctx.Emit("pd_op.full", {}, {type}, FullAttributes(std::move(shape), value, dtype, place));
   ctx.Bind(outs[0], op->result(0));
   return Status::Ok();
 }

@@ -29,7 +29,7 @@ std::vector<std::pair<std::string, Unsupported>> FindUnsupported(const oldir::Pr
     for (int i = 0; i < block.num_ops(); ++i) {
       const std::string& type = block.op(i).type();
       const OpCompat* row = FindOpCompat(type);
-      if (row != nullptr && (row->handler != nullptr || !row->new_op.empty())) continue;
+      if (IsTranslatable(row)) continue;
       auto it = std::find_if(found.begin(), found.end(),
                              [&](const auto& entry) { return entry.first == type; });
       if (it == found.end()) {

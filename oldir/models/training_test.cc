@@ -15,20 +15,6 @@
 namespace irm::oldir::models {
 namespace {
 
-std::vector<OptimizerOptions> AllOptimizers() {
-  std::vector<OptimizerOptions> all;
-  for (OptimizerKind kind : {OptimizerKind::kSgd, OptimizerKind::kMomentum, OptimizerKind::kAdam,
-                             OptimizerKind::kAdamW}) {
-    for (bool clip : {false, true}) {
-      OptimizerOptions options;
-      options.kind = kind;
-      if (clip) options.clip_global_norm = 1.0f;
-      all.push_back(options);
-    }
-  }
-  return all;
-}
-
 void ExpectValidTraining(ModelPrograms& model, const OptimizerOptions& optimizer,
                          const std::string& what) {
   SCOPED_TRACE(what);
@@ -50,7 +36,7 @@ void ExpectValidTraining(ModelPrograms& model, const OptimizerOptions& optimizer
 }
 
 TEST(TrainingTest, EveryMlpConfigurationValidates) {
-  for (const OptimizerOptions& optimizer : AllOptimizers()) {
+  for (const OptimizerOptions& optimizer : EveryOptimizerConfiguration()) {
     for (MlpActivation activation : {MlpActivation::kRelu, MlpActivation::kGelu,
                                      MlpActivation::kTanh, MlpActivation::kSigmoid}) {
       for (MlpLoss loss : {MlpLoss::kSoftmaxCrossEntropy, MlpLoss::kMse}) {
@@ -73,7 +59,7 @@ TEST(TrainingTest, EveryMlpConfigurationValidates) {
 }
 
 TEST(TrainingTest, EveryGptConfigurationValidates) {
-  for (const OptimizerOptions& optimizer : AllOptimizers()) {
+  for (const OptimizerOptions& optimizer : EveryOptimizerConfiguration()) {
     for (int layers : {1, 2}) {
       for (float dropout : {0.0f, 0.1f}) {
         ModelPrograms model;
