@@ -4,6 +4,7 @@
 // and without opaque ops.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <string_view>
 
 #include "newir/verifier.h"
@@ -35,7 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     irm::newir::VerifyOptions verify;
     verify.allow_unregistered = opaque;
-    Require(irm::newir::VerifyProgramAll(translation->program, verify).empty());
+    auto problems = irm::newir::VerifyProgramAll(translation->program, verify);
+    // Say what the verifier rejected before stopping, so a reproducer explains itself.
+    if (!problems.empty()) std::fputs(problems.Render().c_str(), stderr);
+    Require(problems.empty());
   }
   return 0;
 }

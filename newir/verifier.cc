@@ -116,7 +116,17 @@ class Verifier {
     return std::move(diags_);
   }
 
+  // One op on its own: everything VisitOp checks but scoping; nothing nested in its regions.
+  Diagnostics RunOne(const Operation& op) {
+    check_scoping_ = false;
+    VisitOp(op, kIndexUnknown);
+    return std::move(diags_);
+  }
+
  private:
+  // Passed for an op checked alone: its index is counted only when a finding needs it.
+  static constexpr int kIndexUnknown = -1;
+
   bool Done() const { return first_only_ && !diags_.empty(); }
 
   // The op's results come into scope after the op and its regions (a region cannot read them).
@@ -239,7 +249,7 @@ class Verifier {
         }
         continue;
       }
-      if (!visible_.contains(v)) {
+      if (check_scoping_ && !visible_.contains(v)) {
         Report(op, index, ScopeError(op, label(), *v));
         continue;
       }
@@ -373,7 +383,7 @@ class Verifier {
     } else if (op.next() != nullptr) {
       Report(op, index,
              fmt::format("{} must be the last op of its block, but op {} ({}) follows it",
-                         op.name(), index + 1, op.next()->name()));
+                         op.name(), IndexOf(op) + 1, op.next()->name()));
     }
   }
 
@@ -520,6 +530,7 @@ class Verifier {
   }
 
   Location LocationFor(const Operation& op, int index) {
+    if (index == kIndexUnknown) index = IndexOf(op);
     Location loc = Location::File(options_.file);
     loc.AtOp(index, op.name());
     if (op.parent_block() != nullptr && op.parent_block() != &program_.block()) {
@@ -546,12 +557,17 @@ class Verifier {
   std::unordered_set<const Value*> visible_;
   std::unordered_map<const Operation*, int> index_;
   bool fully_indexed_ = false;
+  bool check_scoping_ = true;
 };
 
 }  // namespace
 
 Diagnostics VerifyProgramAll(const Program& program, const VerifyOptions& options) {
   return Verifier(program, options, /*first_only=*/false).Run();
+}
+
+Diagnostics VerifyOp(const Program& program, const Operation& op, const VerifyOptions& options) {
+  return Verifier(program, options, /*first_only=*/false).RunOne(op);
 }
 
 Status VerifyProgram(const Program& program, const VerifyOptions& options) {

@@ -63,6 +63,12 @@ struct VerifyOptions {
 // Every finding, in program order, each located at its op.
 Diagnostics VerifyProgramAll(const Program& program, const VerifyOptions& options = {});
 
+// One op of `program` on its own: its table entry, attributes, region count and terminators, and
+// its verifier hook — everything but scoping, and nothing nested in its regions. For builders
+// that create values before their uses and check each op as they emit it (the translator).
+Diagnostics VerifyOp(const Program& program, const Operation& op,
+                     const VerifyOptions& options = {});
+
 // The first error as a Status (code kInvalid); ok when the program is well formed.
 Status VerifyProgram(const Program& program, const VerifyOptions& options = {});
 

@@ -477,6 +477,24 @@ TEST_F(VerifierTest, VerifyProgramReturnsTheFirstErrorInProgramOrder) {
   EXPECT_EQ(all.items()[1].location.op, 3);
 }
 
+TEST_F(VerifierTest, VerifyOpChecksOneOpButNotItsScoping) {
+  Program other;
+  Builder other_b(other.block());
+  Value* foreign = Param(other_b, "f", T({2}))->result(0);
+  // Reads another program's value and has one result too many: VerifyOp reports the count only,
+  // located at the op's index; the whole-program check finds both.
+  Operation* relu = b.Create("pd_op.relu", {foreign}, {T({2}), T({2})});
+  EXPECT_EQ(VerifyOp(p, *relu, {.file = "f.pir"}).Render(),
+            "f.pir: op 2 (pd_op.relu): error: has 2 results but pd_op.relu expects 1 (out)\n");
+  EXPECT_EQ(VerifyProgramAll(p).size(), 2u);
+  Operation* add = b.Create("pd_op.add", {x, foreign}, {T({2})});
+  EXPECT_TRUE(VerifyOp(p, *add).empty());
+  Operation* bad_add = b.Create("pd_op.add", {x, Param(b, "y", T({3}))->result(0)}, {T({2})});
+  EXPECT_EQ(VerifyOp(p, *bad_add).Render(),
+            "op 5 (pd_op.add): error: x builtin.tensor<2xf32> and y builtin.tensor<3xf32> do not "
+            "broadcast: dim 0 of x is 2 but dim 0 of y is 3\n");
+}
+
 TEST_F(VerifierTest, ACustomRegistryDecidesWhatIsKnown) {
   OpRegistry empty;
   VerifyOptions options;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "newir/verifier.h"
 #include "translator/legacy_types.h"
 #include "translator/opaque_op.h"
 
@@ -342,6 +343,28 @@ newir::AttributeMap FullAttributes(std::vector<int64_t> shape, double value, new
 
 // ---- the block walk -----------------------------------------------------------------------------
 
+namespace {
+
+// Checks the ops a handler emitted after `last_before` against their tables and verifier hooks.
+// The legacy validator does not infer shapes, so a legacy op whose vars disagree (operands that
+// do not broadcast, a matmul's inner dims) only shows here; it is the legacy program's error,
+// reported at its op, never a translation the verifier would reject.
+Status CheckEmitted(OpContext& ctx, const newir::Operation* last_before) {
+  const newir::Program& program = ctx.state().program;
+  const newir::VerifyOptions options{.allow_unregistered = ctx.options().allow_unregistered};
+  for (const newir::Operation* op = last_before != nullptr ? last_before->next()
+                                                           : ctx.target().front();
+       op != nullptr; op = op->next()) {
+    Diagnostics found = newir::VerifyOp(program, *op, options);
+    if (found.empty()) continue;
+    return ctx.Error(fmt::format("its translation {} is not well formed: {}", op->name(),
+                                 found.items().front().message));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block& target,
                     Scope& scope) {
   for (int i = 0; i < block.num_ops(); ++i) {
@@ -358,7 +381,9 @@ Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block
       continue;
     }
     const size_t before = target.size();
+    newir::Operation* last_before = target.back();
     IRM_RETURN_IF_ERROR(row->handler != nullptr ? row->handler(ctx) : TranslateByTable(ctx));
+    IRM_RETURN_IF_ERROR(CheckEmitted(ctx, last_before));
     if (target.size() == before && !row->note.empty()) {
       ++coverage.dropped;
       coverage.note = std::string(row->note);

@@ -285,6 +285,22 @@ TEST(TranslateTest, ErrorsNameTheLegacyOp) {
             "(pd_op.cast requires 'dtype')");
 }
 
+// The legacy validator infers no shapes: vars that disagree show only in the translated op, and
+// are reported at the legacy op rather than left for the verifier to reject.
+TEST(TranslateTest, OperandsThatDisagreeAreTheLegacyOpsError) {
+  const oldir::Program program = Parse(Root(F32("x") + Var("y", "FP32", "dims: 4") + F32("z") + R"(
+    ops { type: "elementwise_add" inputs { parameter: "X" arguments: "x" }
+          inputs { parameter: "Y" arguments: "y" } outputs { parameter: "Out" arguments: "z" }
+          attrs { name: "axis" type: INT i: -1 } }
+  )"));
+  StatusOr<Translation> t = TranslateProgram(program, {.file = "t.prototxt"});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().ToString(),
+            "t.prototxt: block 0, op 0 (elementwise_add): error: its translation pd_op.add is not "
+            "well formed: x builtin.tensor<2x3xf32> and y builtin.tensor<4xf32> do not broadcast: "
+            "dim 1 of x is 3 but dim 0 of y is 4");
+}
+
 TEST(TranslateTest, OutputsAreExposedByShadowOutput) {
   const oldir::Program program = Parse(Root(F32("x") + F32("y") + kRelu));
   const Translation t = Translate(program, {.outputs = {"y"}});
