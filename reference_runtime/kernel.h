@@ -1,0 +1,141 @@
+// Kernels and their registry. A kernel is one computation (matmul, add_grad, adamw, ...) for one
+// dtype on one device, shared by both executors as Paddle's phi kernels are. Its contract is the
+// phi signature as the new IR spells it (newir/pd_op_dialect.cc): kernel name = the pd_op name
+// without prefix or in-place suffix; inputs in operand order; outputs in result order; attributes
+// by their pd_op names — except that mutable IntArray/Scalar operands (reshape's shape, scale's
+// scale, ...) arrive as attributes: each executor reads them from its own IR. The two executors
+// map their ops onto this contract through their own tables (architecture.md, invariant 1).
+//
+// Kernels allocate their outputs (fresh storage; in-place IR ops are the executors' business),
+// never throw, and report bad input (shapes that disagree, an index out of range) as a Status
+// whose message names the operand; the executor adds where in the program the op is.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "common/status.h"
+#include "reference_runtime/tensor.h"
+
+namespace irm::rt {
+
+// kInvalid, unlocated: what kernels return for bad input.
+Status KernelError(std::string message);
+
+using AttrValue = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>,
+                               std::vector<double>, DType>;
+
+// A kernel's attributes by name. Integers are int64, floats double, whatever width the IR used.
+class KernelAttrs {
+ public:
+  void Set(std::string name, AttrValue value) { values_[std::move(name)] = std::move(value); }
+  bool Has(std::string_view name) const { return values_.find(name) != values_.end(); }
+  // The value, or an error naming the attribute when it is missing or of another kind.
+  template <typename T>
+  StatusOr<T> Get(std::string_view name) const;
+  // The value, or `fallback` when missing (still an error when of another kind).
+  template <typename T>
+  StatusOr<T> GetOr(std::string_view name, T fallback) const;
+  const std::map<std::string, AttrValue, std::less<>>& values() const { return values_; }
+
+ private:
+  std::map<std::string, AttrValue, std::less<>> values_;
+};
+
+enum class GemmMode : uint8_t {
+  kBlas,       // OpenBLAS, one thread per rank: fast; bits depend on the CPU's kernel
+  kReference,  // fixed-order loops: the same bits on every machine
+};
+const char* GemmModeName(GemmMode mode);
+
+// What a kernel may know about where it runs; set by the executor per op.
+struct KernelContext {
+  GemmMode gemm = GemmMode::kBlas;
+  // Random ops: the seed to use when the op's own seed attribute is 0 (the program's seed), and
+  // the op's stable identity (philox.h), the same for a legacy op and its translated twin.
+  uint64_t program_seed = 0;
+  uint64_t op_identity = 0;
+};
+
+struct KernelCall {
+  std::vector<const Tensor*> inputs;  // null: an absent optional input
+  std::vector<Tensor*> outputs;       // null: an output nobody reads (may be skipped)
+  KernelAttrs attrs;
+  KernelContext context;
+
+  size_t num_inputs() const { return inputs.size(); }
+  bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
+  const Tensor& input(size_t i) const { return *inputs[i]; }
+  bool wants_output(size_t i) const { return i < outputs.size() && outputs[i] != nullptr; }
+  // Sets output i when it is wanted.
+  void SetOutput(size_t i, Tensor t) {
+    if (wants_output(i)) *outputs[i] = std::move(t);
+  }
+};
+
+using KernelFn = Status (*)(KernelCall& call);
+
+// How many inputs and outputs a kernel takes; checked before it runs so that kernels can index
+// their inputs freely.
+struct KernelSignature {
+  size_t min_inputs = 0;
+  size_t max_inputs = 0;  // SIZE_MAX: variadic (add_n, concat)
+  size_t num_outputs = 0;
+};
+
+struct KernelEntry {
+  KernelFn fn = nullptr;
+  KernelSignature signature;
+};
+
+class KernelRegistry {
+ public:
+  // Every kernel of the runtime (built once, on first use).
+  static const KernelRegistry& Global();
+
+  // An error when (name, dtype, device) is registered already.
+  Status Register(const std::string& name, DType dtype, Device device, KernelEntry entry);
+  const KernelEntry* Find(std::string_view name, DType dtype, Device device) const;
+  // Find, or an error saying which dtypes the kernel has (or that no such kernel exists).
+  StatusOr<const KernelEntry*> Lookup(std::string_view name, DType dtype, Device device) const;
+  // Checks the call against the signature, then runs the kernel.
+  Status Run(std::string_view name, DType dtype, KernelCall& call,
+             Device device = Device::kCpu) const;
+
+  std::vector<std::string> Names() const;
+  std::vector<DType> DTypesOf(std::string_view name, Device device) const;
+
+ private:
+  struct Key {
+    std::string name;
+    DType dtype;
+    Device device;
+    auto operator<=>(const Key&) const = default;
+  };
+  std::map<Key, KernelEntry> kernels_;
+};
+
+// ---- implementation ----------------------------------------------------------------------------
+
+const char* AttrKindName(const AttrValue& value);
+
+template <typename T>
+StatusOr<T> KernelAttrs::Get(std::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return KernelError("attribute '" + std::string(name) + "' is missing");
+  if (const T* v = std::get_if<T>(&it->second)) return *v;
+  return KernelError("attribute '" + std::string(name) + "' is " + AttrKindName(it->second) +
+                     ", not " + AttrKindName(AttrValue(T{})));
+}
+
+template <typename T>
+StatusOr<T> KernelAttrs::GetOr(std::string_view name, T fallback) const {
+  if (!Has(name)) return fallback;
+  return Get<T>(name);
+}
+
+}  // namespace irm::rt

@@ -1,0 +1,104 @@
+// The kernel registry (kernel.h): registration, look-up with a helpful miss, the signature check,
+// and the one place that lists every kernel family.
+#include <cstdint>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "reference_runtime/kernel.h"
+#include "reference_runtime/kernels/register.h"
+
+namespace irm::rt {
+
+Status KernelError(std::string message) {
+  return Status(StatusCode::kInvalid, Location{}, std::move(message));
+}
+
+const char* AttrKindName(const AttrValue& value) {
+  static constexpr const char* kNames[] = {"a bool",       "an int",        "a float", "a string",
+                                           "an int array", "a float array", "a dtype"};
+  return kNames[value.index()];
+}
+
+const char* GemmModeName(GemmMode mode) { return mode == GemmMode::kBlas ? "blas" : "reference"; }
+
+const KernelRegistry& KernelRegistry::Global() {
+  static const KernelRegistry* registry = [] {
+    auto* r = new KernelRegistry();
+    const Status s = RegisterAllKernels(*r);
+    if (!s.ok()) {
+      // Two families registering one key is a programming error found by every test run.
+      fmt::print(stderr, "kernel registry: {}\n", s.ToString());
+      std::abort();
+    }
+    return r;
+  }();
+  return *registry;
+}
+
+Status KernelRegistry::Register(const std::string& name, DType dtype, Device device,
+                                KernelEntry entry) {
+  auto [it, inserted] = kernels_.emplace(Key{name, dtype, device}, entry);
+  if (!inserted) {
+    return Status(StatusCode::kInternal, Location{},
+                  fmt::format("kernel '{}' for {} on {} is registered twice", name,
+                              DTypeName(dtype), DeviceName(device)));
+  }
+  return Status::Ok();
+}
+
+const KernelEntry* KernelRegistry::Find(std::string_view name, DType dtype, Device device) const {
+  auto it = kernels_.find(Key{std::string(name), dtype, device});
+  return it == kernels_.end() ? nullptr : &it->second;
+}
+
+std::vector<DType> KernelRegistry::DTypesOf(std::string_view name, Device device) const {
+  std::vector<DType> dtypes;
+  for (const auto& [key, entry] : kernels_) {
+    if (key.name == name && key.device == device) dtypes.push_back(key.dtype);
+  }
+  return dtypes;
+}
+
+StatusOr<const KernelEntry*> KernelRegistry::Lookup(std::string_view name, DType dtype,
+                                                    Device device) const {
+  if (const KernelEntry* entry = Find(name, dtype, device)) return entry;
+  const std::vector<DType> dtypes = DTypesOf(name, device);
+  if (dtypes.empty()) {
+    return Status(StatusCode::kUnimplemented, Location{},
+                  fmt::format("there is no kernel '{}' on {}", name, DeviceName(device)));
+  }
+  std::vector<std::string> names;
+  for (DType d : dtypes) names.push_back(DTypeName(d));
+  return Status(StatusCode::kUnimplemented, Location{},
+                fmt::format("kernel '{}' has no {} version on {} (it has: {})", name,
+                            DTypeName(dtype), DeviceName(device), fmt::join(names, ", ")));
+}
+
+Status KernelRegistry::Run(std::string_view name, DType dtype, KernelCall& call,
+                           Device device) const {
+  IRM_ASSIGN_OR_RETURN(const KernelEntry* entry, Lookup(name, dtype, device));
+  const KernelSignature& sig = entry->signature;
+  if (call.inputs.size() < sig.min_inputs || call.inputs.size() > sig.max_inputs) {
+    return KernelError(sig.min_inputs == sig.max_inputs
+                           ? fmt::format("kernel '{}' takes {} inputs, got {}", name,
+                                         sig.min_inputs, call.inputs.size())
+                           : fmt::format("kernel '{}' takes {} or more inputs, got {}", name,
+                                         sig.min_inputs, call.inputs.size()));
+  }
+  if (call.outputs.size() != sig.num_outputs) {
+    return KernelError(fmt::format("kernel '{}' has {} outputs, {} were given", name,
+                                   sig.num_outputs, call.outputs.size()));
+  }
+  return entry->fn(call);
+}
+
+std::vector<std::string> KernelRegistry::Names() const {
+  std::vector<std::string> names;
+  for (const auto& [key, entry] : kernels_) {
+    if (names.empty() || names.back() != key.name) names.push_back(key.name);
+  }
+  return names;
+}
+
+}  // namespace irm::rt

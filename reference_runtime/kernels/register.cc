@@ -1,0 +1,16 @@
+// Every kernel family, registered once into the global registry (kernel.h).
+#include "reference_runtime/kernels/register.h"
+
+#include <vector>
+
+namespace irm::rt {
+
+Status RegisterAllKernels(KernelRegistry& registry) {
+  using Family = Status (*)(KernelRegistry&);
+  // Listed as the families land (register.h names them all).
+  const std::vector<Family> families = {};
+  for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
+  return Status::Ok();
+}
+
+}  // namespace irm::rt
