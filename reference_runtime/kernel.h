@@ -11,6 +11,7 @@
 // whose message names the operand; the executor adds where in the program the op is.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -82,9 +83,10 @@ using KernelFn = Status (*)(KernelCall& call);
 // How many inputs and outputs a kernel takes; checked before it runs so that kernels can index
 // their inputs freely.
 struct KernelSignature {
+  static constexpr size_t kVariadic = SIZE_MAX;
   size_t min_inputs = 0;
-  size_t max_inputs = 0;  // SIZE_MAX: variadic (add_n, concat)
-  size_t num_outputs = 0;
+  size_t max_inputs = 0;   // kVariadic: any number from min_inputs (add_n, concat)
+  size_t num_outputs = 0;  // kVariadic: as many as the caller gives (split, concat_grad)
 };
 
 struct KernelEntry {

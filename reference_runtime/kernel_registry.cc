@@ -80,13 +80,15 @@ Status KernelRegistry::Run(std::string_view name, DType dtype, KernelCall& call,
   IRM_ASSIGN_OR_RETURN(const KernelEntry* entry, Lookup(name, dtype, device));
   const KernelSignature& sig = entry->signature;
   if (call.inputs.size() < sig.min_inputs || call.inputs.size() > sig.max_inputs) {
-    return KernelError(sig.min_inputs == sig.max_inputs
-                           ? fmt::format("kernel '{}' takes {} inputs, got {}", name,
-                                         sig.min_inputs, call.inputs.size())
-                           : fmt::format("kernel '{}' takes {} or more inputs, got {}", name,
-                                         sig.min_inputs, call.inputs.size()));
+    const std::string expected = sig.max_inputs == KernelSignature::kVariadic
+                                     ? fmt::format("{} or more", sig.min_inputs)
+                                 : sig.min_inputs == sig.max_inputs
+                                     ? fmt::format("{}", sig.min_inputs)
+                                     : fmt::format("{} to {}", sig.min_inputs, sig.max_inputs);
+    return KernelError(
+        fmt::format("kernel '{}' takes {} inputs, got {}", name, expected, call.inputs.size()));
   }
-  if (call.outputs.size() != sig.num_outputs) {
+  if (sig.num_outputs != KernelSignature::kVariadic && call.outputs.size() != sig.num_outputs) {
     return KernelError(fmt::format("kernel '{}' has {} outputs, {} were given", name,
                                    sig.num_outputs, call.outputs.size()));
   }

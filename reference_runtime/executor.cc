@@ -1,0 +1,52 @@
+// Scope (executor.h).
+#include "reference_runtime/executor.h"
+
+namespace irm::rt {
+
+Tensor* Scope::FindLocal(std::string_view name) {
+  auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : &it->second;
+}
+
+Tensor* Scope::Find(std::string_view name) {
+  for (Scope* s = this; s != nullptr; s = s->parent_) {
+    if (Tensor* t = s->FindLocal(name)) return t;
+  }
+  return nullptr;
+}
+
+const Tensor* Scope::Find(std::string_view name) const {
+  return const_cast<Scope*>(this)->Find(name);
+}
+
+void Scope::Set(std::string_view name, Tensor tensor) {
+  if (Tensor* t = Find(name)) {
+    *t = std::move(tensor);
+    return;
+  }
+  SetLocal(name, std::move(tensor));
+}
+
+void Scope::SetLocal(std::string_view name, Tensor tensor) {
+  auto it = tensors_.find(name);
+  if (it != tensors_.end()) {
+    it->second = std::move(tensor);
+  } else {
+    tensors_.emplace(std::string(name), std::move(tensor));
+  }
+}
+
+bool Scope::Erase(std::string_view name) {
+  auto it = tensors_.find(name);
+  if (it == tensors_.end()) return false;
+  tensors_.erase(it);
+  return true;
+}
+
+std::vector<std::string> Scope::LocalNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, tensor] : tensors_) names.push_back(name);
+  return names;
+}
+
+}  // namespace irm::rt

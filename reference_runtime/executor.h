@@ -1,0 +1,102 @@
+// What the two executors share: the Scope of named tensors (a program's persistable vars —
+// parameters, optimizer state, counters — live in one Scope that the startup program, the main
+// program and every step share), feeds and fetches by name, the per-op observer hook, and the
+// Executor interface. LegacyExecutor (old IR) and PirExecutor (new IR) implement it, each with its
+// own op binding table (architecture.md, invariant 1); run.h drives either through it.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "common/status.h"
+#include "reference_runtime/kernel.h"
+#include "reference_runtime/tensor.h"
+
+namespace irm::rt {
+
+// Named tensors, over an enclosing scope (legacy sub-blocks run in child scopes: a name they do
+// not declare is looked up, and written, where an enclosing scope has it).
+class Scope {
+ public:
+  explicit Scope(Scope* parent = nullptr) : parent_(parent) {}
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+  // This scope, then the enclosing ones; null when no scope has the name.
+  Tensor* Find(std::string_view name);
+  const Tensor* Find(std::string_view name) const;
+  Tensor* FindLocal(std::string_view name);
+  // Writes where the name already lives (this scope or an enclosing one), else here.
+  void Set(std::string_view name, Tensor tensor);
+  // Writes here, hiding an enclosing scope's tensor of the same name.
+  void SetLocal(std::string_view name, Tensor tensor);
+  bool Erase(std::string_view name);
+  // Names held by this scope (not the enclosing ones), sorted.
+  std::vector<std::string> LocalNames() const;
+  Scope* parent() const { return parent_; }
+
+ private:
+  Scope* parent_;
+  std::map<std::string, Tensor, std::less<>> tensors_;
+};
+
+using FeedMap = std::map<std::string, Tensor, std::less<>>;
+
+struct Fetch {
+  std::string name;
+  Tensor tensor;
+};
+
+// A program input as declared: dtype and shape (-1 = any size), and for integer inputs that index
+// something (token ids into an embedding table) the exclusive upper bound of valid values (0 when
+// unknown), so that random feeds are valid feeds.
+struct FeedSpec {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  int64_t index_bound = 0;
+};
+
+// One executed op, as the observer sees it. Outputs are in the op's output order: the logical
+// name (the legacy var name on both sides; a new-IR value without a recorded legacy name is
+// "%<result index>@<op index>") and the tensor (null for an output not produced).
+struct OpEvent {
+  int block = 0;     // legacy block index; new IR: nesting depth (0 = top block)
+  int op_index = 0;  // index in its block
+  std::string_view op_type;
+  std::vector<std::pair<std::string_view, const Tensor*>> outputs;
+};
+using OpObserver = std::function<void(const OpEvent&)>;
+
+struct ExecutorOptions {
+  const KernelRegistry* kernels = nullptr;  // null: KernelRegistry::Global()
+  GemmMode gemm = GemmMode::kBlas;
+  // The program's random seed: random ops whose seed attribute is 0 use it.
+  uint64_t seed = 0;
+  // Called after every op when set; costs nothing when unset.
+  const OpObserver* observer = nullptr;
+  // Names the program in diagnostics.
+  std::string file;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Runs the program once: feeds by name; persistable vars (parameters) read from and written to
+  // `persistent`; returns the fetched tensors in fetch order. An error names the op (location with
+  // block, op index and type): kInvalid / kNotFound for bad input (a missing parameter or feed, a
+  // feed of the wrong dtype or shape, shapes a kernel rejects), kUnimplemented for an op without
+  // a binding or kernel.
+  virtual StatusOr<std::vector<Fetch>> Run(Scope& persistent, const FeedMap& feeds) = 0;
+  // The inputs Run expects and the names it fetches, in order.
+  virtual std::vector<FeedSpec> FeedSpecs() const = 0;
+  virtual std::vector<std::string> FetchNames() const = 0;
+};
+
+}  // namespace irm::rt
