@@ -1,0 +1,224 @@
+// Random kernels: uniform, gaussian, dropout and dropout_grad. Every draw comes from the op's
+// PhiloxStream (philox.h) at the output element's own index, so a value depends only on (seed,
+// op identity, element index) — not on thread count or loop order — and a legacy op and its
+// translated twin draw identical numbers. The seed is the op's own when non-zero, else the
+// program's (KernelContext::program_seed).
+//
+// dropout follows Paddle's phi CPU kernels (paddle/phi/kernels/cpu/dropout_kernel.cc,
+// dropout_grad_kernel.cc) except for where the numbers come from: keep element i when
+// u_i >= p, scale kept elements by dividing by (1 - p) in upscale_in_train training, multiply by
+// (1 - p) at test in downscale_in_infer, and p = 1 zeroes everything. As in Paddle, a seed_tensor
+// wins over the attributes, then `seed` when fix_seed is set; a seed of 0 means the program's.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "reference_runtime/kernel.h"
+#include "reference_runtime/kernels/numeric.h"
+#include "reference_runtime/kernels/register.h"
+#include "reference_runtime/philox.h"
+
+namespace irm::rt {
+namespace {
+
+uint64_t StreamSeed(int64_t op_seed, const KernelContext& context) {
+  return op_seed != 0 ? static_cast<uint64_t>(op_seed) : context.program_seed;
+}
+
+// The output of a creation-style random op, from its `shape` attribute.
+template <typename T>
+StatusOr<Tensor> NewRandomOutput(const char* kernel, const KernelAttrs& attrs) {
+  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> shape, attrs.Get<std::vector<int64_t>>("shape"));
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return KernelError(
+          fmt::format("{}: shape {} has a negative dim", kernel, ShapeToString(shape)));
+    }
+  }
+  StatusOr<Tensor> out = Tensor::Zeros(DTypeOf<T>(), shape);
+  if (!out.ok()) return KernelError(fmt::format("{}: {}", kernel, out.status().message()));
+  return out;
+}
+
+// out = min + (max - min) * u, u uniform in [0, 1): 53-bit doubles for float64, 24-bit floats
+// (computed in float32) otherwise.
+template <typename T>
+struct UniformKernel {
+  static Status Run(KernelCall& call) {
+    IRM_ASSIGN_OR_RETURN(Tensor out, NewRandomOutput<T>("uniform", call.attrs));
+    IRM_ASSIGN_OR_RETURN(const double min, call.attrs.Get<double>("min"));
+    IRM_ASSIGN_OR_RETURN(const double max, call.attrs.Get<double>("max"));
+    IRM_ASSIGN_OR_RETURN(const int64_t seed, call.attrs.GetOr<int64_t>("seed", 0));
+    const PhiloxStream stream(StreamSeed(seed, call.context), call.context.op_identity);
+    T* o = out.data<T>();
+    if constexpr (std::is_same_v<T, double>) {
+      for (int64_t i = 0; i < out.numel(); ++i) o[i] = min + (max - min) * stream.UniformDouble(i);
+    } else {
+      const float lo = static_cast<float>(min);
+      const float hi = static_cast<float>(max);
+      for (int64_t i = 0; i < out.numel(); ++i) {
+        o[i] = Store<T>(lo + (hi - lo) * stream.UniformFloat(i));
+      }
+    }
+    call.SetOutput(0, std::move(out));
+    return Status::Ok();
+  }
+};
+
+// out = mean + std * n, n standard normal (PhiloxStream::Normal, Box-Muller in float64), rounded
+// once to T.
+template <typename T>
+struct GaussianKernel {
+  static Status Run(KernelCall& call) {
+    IRM_ASSIGN_OR_RETURN(Tensor out, NewRandomOutput<T>("gaussian", call.attrs));
+    IRM_ASSIGN_OR_RETURN(const double mean, call.attrs.GetOr<double>("mean", 0.0));
+    IRM_ASSIGN_OR_RETURN(const double std, call.attrs.GetOr<double>("std", 1.0));
+    IRM_ASSIGN_OR_RETURN(const int64_t seed, call.attrs.GetOr<int64_t>("seed", 0));
+    const PhiloxStream stream(StreamSeed(seed, call.context), call.context.op_identity);
+    T* o = out.data<T>();
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      o[i] = Store<T>(static_cast<Compute<T>>(mean + std * stream.Normal(i)));
+    }
+    call.SetOutput(0, std::move(out));
+    return Status::Ok();
+  }
+};
+
+struct DropoutAttrs {
+  float p = 0.5f;  // Paddle reads p as float (p.to<float>()); so do we, for the same bits
+  bool is_test = false;
+  bool upscale_in_train = true;
+};
+
+StatusOr<DropoutAttrs> ReadDropoutAttrs(const char* kernel, const KernelAttrs& attrs) {
+  DropoutAttrs out;
+  IRM_ASSIGN_OR_RETURN(const double p, attrs.GetOr<double>("p", 0.5));
+  if (!(p >= 0.0 && p <= 1.0))
+    return KernelError(fmt::format("{}: p is {}, not in [0, 1]", kernel, p));
+  out.p = static_cast<float>(p);
+  IRM_ASSIGN_OR_RETURN(out.is_test, attrs.GetOr<bool>("is_test", false));
+  IRM_ASSIGN_OR_RETURN(const std::string mode,
+                       attrs.GetOr<std::string>("mode", "upscale_in_train"));
+  if (mode != "upscale_in_train" && mode != "downscale_in_infer") {
+    return KernelError(fmt::format(
+        "{}: mode is '{}', not 'upscale_in_train' or 'downscale_in_infer'", kernel, mode));
+  }
+  out.upscale_in_train = mode == "upscale_in_train";
+  return out;
+}
+
+// 1 - p as Paddle's static_cast<T>(1.0f - p): computed in float32, then rounded to T.
+template <typename T>
+Compute<T> KeepScale(float p) {
+  return Load<T>(Store<T>(static_cast<Compute<T>>(1.0f - p)));
+}
+
+// The op's seed: the seed tensor's value when given, else `seed` when fix_seed, else 0.
+StatusOr<int64_t> DropoutSeed(const KernelCall& call) {
+  if (call.has_input(1)) {
+    const Tensor& s = call.input(1);
+    if (s.numel() != 1 || (s.dtype() != DType::kInt32 && s.dtype() != DType::kInt64)) {
+      return KernelError(
+          fmt::format("dropout: seed_tensor is {}, expected one int32 or int64", s.Describe()));
+    }
+    return s.dtype() == DType::kInt32 ? int64_t{s.data<int32_t>()[0]} : s.data<int64_t>()[0];
+  }
+  IRM_ASSIGN_OR_RETURN(const bool fix_seed, call.attrs.GetOr<bool>("fix_seed", false));
+  if (!fix_seed) return int64_t{0};
+  return call.attrs.GetOr<int64_t>("seed", 0);
+}
+
+// (x, seed_tensor?) -> (out, mask). mask is uint8, 1 where x was kept; at test nothing is dropped
+// and mask is all ones (Paddle leaves it unwritten; ones say what happened).
+template <typename T>
+struct DropoutKernel {
+  static Status Run(KernelCall& call) {
+    IRM_ASSIGN_OR_RETURN(const DropoutAttrs a, ReadDropoutAttrs("dropout", call.attrs));
+    IRM_ASSIGN_OR_RETURN(const int64_t seed, DropoutSeed(call));
+    const Tensor& x = call.input(0);
+    Tensor out = Tensor::ZerosUnchecked(x.dtype(), x.shape());
+    Tensor mask = Tensor::ZerosUnchecked(DType::kUInt8, x.shape());
+    const T* xs = x.data<T>();
+    T* o = out.data<T>();
+    uint8_t* m = mask.data<uint8_t>();
+    const Compute<T> keep = KeepScale<T>(a.p);
+    const int64_t n = x.numel();
+    if (a.is_test) {
+      for (int64_t i = 0; i < n; ++i) {
+        o[i] = a.upscale_in_train ? xs[i] : Store<T>(Load(xs[i]) * keep);
+        m[i] = 1;
+      }
+    } else if (a.p != 1.0f) {  // p = 1: out and mask stay zero, with no division by zero
+      const PhiloxStream stream(StreamSeed(seed, call.context), call.context.op_identity);
+      for (int64_t i = 0; i < n; ++i) {
+        if (stream.UniformFloat(i) < a.p) continue;
+        m[i] = 1;
+        o[i] = a.upscale_in_train ? Store<T>(Load(xs[i]) / keep) : xs[i];
+      }
+    }
+    call.SetOutput(0, std::move(out));
+    call.SetOutput(1, std::move(mask));
+    return Status::Ok();
+  }
+};
+
+// (mask, out_grad) -> x_grad, as Paddle's DropoutGradRawKernel: training scales out_grad by the
+// mask (and by 1 / (1 - p) in upscale_in_train; by 0 when p = 1), test by 1 or by (1 - p).
+template <typename T>
+struct DropoutGradKernel {
+  static Status Run(KernelCall& call) {
+    IRM_ASSIGN_OR_RETURN(const DropoutAttrs a, ReadDropoutAttrs("dropout_grad", call.attrs));
+    const Tensor& mask = call.input(0);
+    const Tensor& dy = call.input(1);
+    if (!a.is_test) {
+      if (mask.dtype() != DType::kUInt8) {
+        return KernelError(
+            fmt::format("dropout_grad: mask is {}, expected uint8", mask.Describe()));
+      }
+      if (mask.shape() != dy.shape()) {
+        return KernelError(fmt::format("dropout_grad: mask {} and out_grad {} differ in shape",
+                                       mask.Describe(), dy.Describe()));
+      }
+    }
+    Tensor dx = Tensor::ZerosUnchecked(dy.dtype(), dy.shape());
+    const T* g = dy.data<T>();
+    T* o = dx.data<T>();
+    const Compute<T> keep = KeepScale<T>(a.p);
+    const int64_t n = dy.numel();
+    if (a.is_test) {
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = a.upscale_in_train ? g[i] : Store<T>(Load(g[i]) * keep);
+    } else {
+      const uint8_t* m = mask.data<uint8_t>();
+      for (int64_t i = 0; i < n; ++i) {
+        const Compute<T> masked = Load(g[i]) * static_cast<Compute<T>>(m[i]);
+        if (!a.upscale_in_train) {
+          o[i] = Store<T>(masked);
+        } else if (a.p == 1.0f) {
+          o[i] = Store<T>(Load(g[i]) * Compute<T>(0));  // 0 * dy, as Paddle: NaN stays NaN
+        } else {
+          o[i] = Store<T>(masked / keep);
+        }
+      }
+    }
+    call.SetOutput(0, std::move(dx));
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+Status RegisterRandomKernels(KernelRegistry& registry) {
+  IRM_RETURN_IF_ERROR((RegisterForTypes<UniformKernel, float, double, Float16, BFloat16>(
+      registry, "uniform", {.min_inputs = 0, .max_inputs = 0, .num_outputs = 1})));
+  IRM_RETURN_IF_ERROR((RegisterForTypes<GaussianKernel, float, double, Float16, BFloat16>(
+      registry, "gaussian", {.min_inputs = 0, .max_inputs = 0, .num_outputs = 1})));
+  IRM_RETURN_IF_ERROR((RegisterForTypes<DropoutKernel, float, double, Float16, BFloat16>(
+      registry, "dropout", {.min_inputs = 1, .max_inputs = 2, .num_outputs = 2})));
+  return RegisterForTypes<DropoutGradKernel, float, double, Float16, BFloat16>(
+      registry, "dropout_grad", {.min_inputs = 2, .max_inputs = 2, .num_outputs = 1});
+}
+
+}  // namespace irm::rt
