@@ -11,6 +11,7 @@
 // wins over the attributes, then `seed` when fix_seed is set; a seed of 0 means the program's.
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -95,8 +96,9 @@ struct DropoutAttrs {
 StatusOr<DropoutAttrs> ReadDropoutAttrs(const char* kernel, const KernelAttrs& attrs) {
   DropoutAttrs out;
   IRM_ASSIGN_OR_RETURN(const double p, attrs.GetOr<double>("p", 0.5));
-  if (!(p >= 0.0 && p <= 1.0))
+  if (!(p >= 0.0 && p <= 1.0)) {  // also rejects NaN
     return KernelError(fmt::format("{}: p is {}, not in [0, 1]", kernel, p));
+  }
   out.p = static_cast<float>(p);
   IRM_ASSIGN_OR_RETURN(out.is_test, attrs.GetOr<bool>("is_test", false));
   IRM_ASSIGN_OR_RETURN(const std::string mode,
