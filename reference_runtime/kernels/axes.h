@@ -93,7 +93,7 @@ Status CheckDType(const Tensor& tensor, std::string_view name,
 // out)" with `why` in the parentheses.
 Status CheckShape(const Tensor& tensor, std::string_view name, const std::vector<int64_t>& shape,
                   std::string_view why);
-// A required input is present, else "input 'mean' (1) is missing".
+// A required input is present, else "input 'mean' (operand 3) is missing".
 Status CheckPresent(const KernelCall& call, size_t index, std::string_view name);
 
 }  // namespace irm::rt

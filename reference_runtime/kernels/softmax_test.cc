@@ -306,27 +306,29 @@ TEST(CrossEntropyWithSoftmaxTest, GradMatchesFiniteDifferences) {
   for (DType dtype : kFloatTypes) {
     for (const CeConfig& cfg : kCeConfigs) {
       for (const AxisCase& c : kCeCases) {
-        SCOPED_TRACE(Describe(dtype, cfg, c));
-        const CeInputs in = MakeCeInputs(cfg, c, dtype, DType::kInt64, seed);
-        seed += 2;
-        const std::vector<int64_t> loss_shape = LossShape(c.shape, c.axis);
-        const Tensor w = RandomTensor(dtype, loss_shape, seed++);
-        const std::vector<double> wv = ToDoubles(w);
-        const std::vector<double> label = ToDoubles(in.label);
-        auto loss = [&](const std::vector<double>& xv) {
-          const std::vector<double> l = NaiveCrossEntropy(cfg, c, xv, label);
-          double s = 0;
-          for (size_t k = 0; k < l.size(); ++k) s += wv[k] * l[k];
-          return s;
-        };
-        const KernelAttrs attrs = CeAttrs(cfg, c.axis);
-        const std::vector<Tensor> fwd =
-            RunKernel("cross_entropy_with_softmax", dtype, {&in.input, &in.label}, attrs, 2);
-        const std::vector<Tensor> grad =
-            RunKernel("cross_entropy_with_softmax_grad", dtype, {&in.label, &fwd[0], &w}, attrs, 1);
-        // Without use_softmax the grad is -y / p with p down to 0.1: ten times the values.
-        ExpectClose(grad[0], NumericGradient(loss, ToDoubles(in.input)), c.shape,
-                    GradTolerance(dtype) * (cfg.use_softmax ? 1 : 10), "input_grad");
+        for (DType label_dtype : {DType::kInt64, DType::kInt32}) {
+          if (cfg.soft_label && label_dtype == DType::kInt32) continue;
+          SCOPED_TRACE(Describe(dtype, cfg, c) + " label " + DTypeName(label_dtype));
+          const CeInputs in = MakeCeInputs(cfg, c, dtype, label_dtype, seed);
+          seed += 2;
+          const std::vector<int64_t> loss_shape = LossShape(c.shape, c.axis);
+          const Tensor w = RandomTensor(dtype, loss_shape, seed++);
+          const std::vector<double> wv = ToDoubles(w);
+          const std::vector<double> label = ToDoubles(in.label);
+          auto loss = [&](const std::vector<double>& xv) {
+            const std::vector<double> l = NaiveCrossEntropy(cfg, c, xv, label);
+            double s = 0;
+            for (size_t k = 0; k < l.size(); ++k) s += wv[k] * l[k];
+            return s;
+          };
+          const KernelAttrs attrs = CeAttrs(cfg, c.axis);
+          const std::vector<Tensor> fwd =
+              RunKernel("cross_entropy_with_softmax", dtype, {&in.input, &in.label}, attrs, 2);
+          const std::vector<Tensor> grad = RunKernel("cross_entropy_with_softmax_grad", dtype,
+                                                     {&in.label, &fwd[0], &w}, attrs, 1);
+          ExpectClose(grad[0], NumericGradient(loss, ToDoubles(in.input)), c.shape,
+                      GradTolerance(dtype), "input_grad");
+        }
       }
     }
   }
