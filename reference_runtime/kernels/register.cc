@@ -11,6 +11,9 @@ Status RegisterAllKernels(KernelRegistry& registry) {
   const std::vector<Family> families = {
       RegisterRandomKernels,
       RegisterOptimizerKernels,
+      RegisterReductionKernels,
+      RegisterNormalizationKernels,
+      RegisterSoftmaxKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();

@@ -18,6 +18,7 @@ Status RegisterActivationKernels(KernelRegistry& registry);     // kernels/activ
 Status RegisterMatmulKernels(KernelRegistry& registry);         // kernels/matmul.cc
 Status RegisterReductionKernels(KernelRegistry& registry);      // kernels/reduction.cc
 Status RegisterNormalizationKernels(KernelRegistry& registry);  // kernels/normalization.cc
+Status RegisterSoftmaxKernels(KernelRegistry& registry);        // kernels/softmax.cc
 Status RegisterManipulationKernels(KernelRegistry& registry);   // kernels/manipulation.cc
 Status RegisterCreationKernels(KernelRegistry& registry);       // kernels/creation.cc
 Status RegisterRandomKernels(KernelRegistry& registry);         // kernels/random.cc
