@@ -9,6 +9,7 @@ Status RegisterAllKernels(KernelRegistry& registry) {
   using Family = Status (*)(KernelRegistry&);
   // Listed as the families land (register.h names them all).
   const std::vector<Family> families = {
+      &RegisterManipulationKernels,
       &RegisterCastKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
