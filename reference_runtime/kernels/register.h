@@ -20,6 +20,7 @@ Status RegisterReductionKernels(KernelRegistry& registry);      // kernels/reduc
 Status RegisterNormalizationKernels(KernelRegistry& registry);  // kernels/normalization.cc
 Status RegisterManipulationKernels(KernelRegistry& registry);   // kernels/manipulation.cc
 Status RegisterCreationKernels(KernelRegistry& registry);       // kernels/creation.cc
+Status RegisterIndexingKernels(KernelRegistry& registry);       // kernels/indexing.cc
 Status RegisterCastKernels(KernelRegistry& registry);           // kernels/cast.cc
 Status RegisterRandomKernels(KernelRegistry& registry);         // kernels/random.cc
 Status RegisterOptimizerKernels(KernelRegistry& registry);      // kernels/optimizer.cc
