@@ -11,6 +11,7 @@ Status RegisterAllKernels(KernelRegistry& registry) {
   const std::vector<Family> families = {
       &RegisterManipulationKernels,
       &RegisterIndexingKernels,
+      &RegisterCreationKernels,
       &RegisterCastKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
