@@ -14,6 +14,10 @@ Status RegisterAllKernels(KernelRegistry& registry) {
       RegisterReductionKernels,
       RegisterNormalizationKernels,
       RegisterSoftmaxKernels,
+      RegisterManipulationKernels,
+      RegisterIndexingKernels,
+      RegisterCreationKernels,
+      RegisterCastKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();

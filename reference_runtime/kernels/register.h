@@ -21,6 +21,8 @@ Status RegisterNormalizationKernels(KernelRegistry& registry);  // kernels/norma
 Status RegisterSoftmaxKernels(KernelRegistry& registry);        // kernels/softmax.cc
 Status RegisterManipulationKernels(KernelRegistry& registry);   // kernels/manipulation.cc
 Status RegisterCreationKernels(KernelRegistry& registry);       // kernels/creation.cc
+Status RegisterIndexingKernels(KernelRegistry& registry);       // kernels/indexing.cc
+Status RegisterCastKernels(KernelRegistry& registry);           // kernels/cast.cc
 Status RegisterRandomKernels(KernelRegistry& registry);         // kernels/random.cc
 Status RegisterOptimizerKernels(KernelRegistry& registry);      // kernels/optimizer.cc
 

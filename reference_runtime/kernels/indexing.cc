@@ -1,0 +1,284 @@
+// Indexing kernels: slice and slice_grad (Paddle's clamping of starts/ends, decrease_axis),
+// embedding and embedding_grad (row gather by int32/int64 ids, padding_idx), and tril/triu with
+// their grads (a triangle of the last two dims). slice, tril and triu only move bytes and serve
+// every runtime dtype; the registry key is the dtype of the data input (input, out_grad, x, or
+// embedding's weight). embedding_grad accumulates and is registered for the float dtypes.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "reference_runtime/kernels/data_kernels.h"
+#include "reference_runtime/kernels/numeric.h"
+#include "reference_runtime/kernels/register.h"
+
+namespace irm::rt {
+namespace {
+
+using data::Numel;
+
+// ---- slice
+// ---------------------------------------------------------------------------------------
+
+// Where a slice sits in its input: the box (start and extent per dim) and the output shape after
+// decrease_axis.
+struct SliceBox {
+  std::vector<int64_t> start;
+  std::vector<int64_t> extent;
+  std::vector<int64_t> out_shape;
+};
+
+// Paddle's rules per sliced axis: a negative start or end counts from the end of the dim, then
+// both are clamped to [0, dim]; an end at or before the start gives an empty slice. infer_flags
+// only tell Paddle's shape inference which values were unknown when the program was built, so the
+// kernel ignores them. decrease_axis removes dims the slice leaves at size 1 (all of them: 0-D).
+StatusOr<SliceBox> SliceBoxOf(const Tensor& input, const KernelAttrs& attrs,
+                              std::string_view kernel) {
+  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> axes, attrs.Get<std::vector<int64_t>>("axes"));
+  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> starts, attrs.Get<std::vector<int64_t>>("starts"));
+  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> ends, attrs.Get<std::vector<int64_t>>("ends"));
+  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> decrease,
+                       attrs.GetOr<std::vector<int64_t>>("decrease_axis", {}));
+  if (starts.size() != axes.size() || ends.size() != axes.size()) {
+    return KernelError(fmt::format("{}: axes {}, starts {} and ends {} differ in length", kernel,
+                                   ShapeToString(axes), ShapeToString(starts),
+                                   ShapeToString(ends)));
+  }
+  SliceBox box{.start = std::vector<int64_t>(static_cast<size_t>(input.rank()), 0),
+               .extent = input.shape(),
+               .out_shape = {}};
+  std::vector<bool> sliced(static_cast<size_t>(input.rank()), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    IRM_ASSIGN_OR_RETURN(int a, data::NormalizeAxis(axes[i], input, kernel, "axis", "input"));
+    const size_t k = static_cast<size_t>(a);
+    if (sliced[k]) {
+      return KernelError(
+          fmt::format("{}: axis {} appears twice in axes {}", kernel, a, ShapeToString(axes)));
+    }
+    sliced[k] = true;
+    const int64_t dim = input.dim(a);
+    const int64_t start = std::clamp(starts[i] < 0 ? starts[i] + dim : starts[i], int64_t{0}, dim);
+    const int64_t end = std::clamp(ends[i] < 0 ? ends[i] + dim : ends[i], int64_t{0}, dim);
+    box.start[k] = start;
+    box.extent[k] = std::max<int64_t>(end - start, 0);
+  }
+  std::vector<bool> removed(static_cast<size_t>(input.rank()), false);
+  for (int64_t d : decrease) {
+    IRM_ASSIGN_OR_RETURN(int a, data::NormalizeAxis(d, input, kernel, "decrease_axis", "input"));
+    const size_t k = static_cast<size_t>(a);
+    if (removed[k]) {
+      return KernelError(fmt::format("{}: axis {} appears twice in decrease_axis {}", kernel, a,
+                                     ShapeToString(decrease)));
+    }
+    if (box.extent[k] != 1) {
+      return KernelError(
+          fmt::format("{}: decrease_axis {} cannot be removed: the slice has {} "
+                      "elements there, not 1",
+                      kernel, a, box.extent[k]));
+    }
+    removed[k] = true;
+  }
+  for (size_t k = 0; k < removed.size(); ++k) {
+    if (!removed[k]) box.out_shape.push_back(box.extent[k]);
+  }
+  return box;
+}
+
+// slice(input; axes, starts, ends, infer_flags, decrease_axis) -> out.
+Status Slice(KernelCall& call) {
+  const Tensor& input = call.input(0);
+  IRM_ASSIGN_OR_RETURN(SliceBox box, SliceBoxOf(input, call.attrs, "slice"));
+  Tensor out = Tensor::ZerosUnchecked(input.dtype(), box.out_shape);
+  data::CopyBox(static_cast<const std::byte*>(input.raw()), input.shape(), box.start,
+                static_cast<std::byte*>(out.raw()), box.extent,
+                std::vector<int64_t>(box.extent.size(), 0), box.extent, DTypeSize(input.dtype()));
+  call.SetOutput(0, std::move(out));
+  return Status::Ok();
+}
+
+// slice_grad(input, out_grad; same attributes) -> input_grad: zeros of input's shape with
+// out_grad in the slice. out_grad may have the decreased shape or the slice's full-rank box (a
+// legacy program keeps removed dims of size 1 in some versions); the elements are the same.
+Status SliceGrad(KernelCall& call) {
+  const Tensor& input = call.input(0);
+  const Tensor& out_grad = call.input(1);
+  IRM_ASSIGN_OR_RETURN(SliceBox box, SliceBoxOf(input, call.attrs, "slice_grad"));
+  if (out_grad.shape() != box.out_shape && out_grad.shape() != box.extent) {
+    return KernelError(fmt::format("slice_grad: out_grad {} does not have the slice's shape {}",
+                                   out_grad.Describe(), ShapeToString(box.out_shape)));
+  }
+  Tensor input_grad = Tensor::ZerosUnchecked(out_grad.dtype(), input.shape());
+  data::CopyBox(static_cast<const std::byte*>(out_grad.raw()), box.extent,
+                std::vector<int64_t>(box.extent.size(), 0),
+                static_cast<std::byte*>(input_grad.raw()), input.shape(), box.start, box.extent,
+                DTypeSize(out_grad.dtype()));
+  call.SetOutput(0, std::move(input_grad));
+  return Status::Ok();
+}
+
+// ---- embedding
+// -----------------------------------------------------------------------------------
+
+// The ids of x as int64, each checked against [0, rows).
+StatusOr<std::vector<int64_t>> Ids(const Tensor& x, const Tensor& weight, std::string_view kernel) {
+  if (x.dtype() != DType::kInt32 && x.dtype() != DType::kInt64) {
+    return KernelError(
+        fmt::format("{}: ids x must be int32 or int64, not {}", kernel, DTypeName(x.dtype())));
+  }
+  if (weight.rank() != 2) {
+    return KernelError(
+        fmt::format("{}: weight {} must be 2-D [rows, width]", kernel, weight.Describe()));
+  }
+  std::vector<int64_t> ids(static_cast<size_t>(x.numel()));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ids[i] = x.dtype() == DType::kInt32 ? x.data<int32_t>()[i] : x.data<int64_t>()[i];
+    if (ids[i] < 0 || ids[i] >= weight.dim(0)) {
+      return KernelError(fmt::format("{}: x[{}] = {} is outside [0, {}), the rows of weight {}",
+                                     kernel, i, ids[i], weight.dim(0), weight.Describe()));
+    }
+  }
+  return ids;
+}
+
+// padding_idx: -1 for none, else a row whose lookups give zeros (and get no gradient).
+StatusOr<int64_t> PaddingIdx(const KernelAttrs& attrs, const Tensor& weight,
+                             std::string_view kernel) {
+  IRM_ASSIGN_OR_RETURN(int64_t padding_idx, attrs.GetOr<int64_t>("padding_idx", -1));
+  if (padding_idx < -1 || padding_idx >= weight.dim(0)) {
+    return KernelError(fmt::format("{}: padding_idx {} is outside [0, {}) and is not -1 (none)",
+                                   kernel, padding_idx, weight.dim(0)));
+  }
+  return padding_idx;
+}
+
+// embedding(x, weight; padding_idx, sparse) -> out of shape x.shape + [width]: out[i] =
+// weight[x[i]], zeros where x[i] is padding_idx. `sparse` only matters to Paddle's gradient
+// storage; the gradient here is dense.
+Status Embedding(KernelCall& call) {
+  const Tensor& x = call.input(0);
+  const Tensor& weight = call.input(1);
+  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, Ids(x, weight, "embedding"));
+  IRM_ASSIGN_OR_RETURN(int64_t padding_idx, PaddingIdx(call.attrs, weight, "embedding"));
+  std::vector<int64_t> shape = x.shape();
+  shape.push_back(weight.dim(1));
+  Tensor out = Tensor::ZerosUnchecked(weight.dtype(), shape);
+  const size_t row_bytes = static_cast<size_t>(weight.dim(1)) * DTypeSize(weight.dtype());
+  const auto* w = static_cast<const std::byte*>(weight.raw());
+  auto* o = static_cast<std::byte*>(out.raw());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == padding_idx) continue;  // stays zero
+    std::memcpy(o + i * row_bytes, w + static_cast<size_t>(ids[i]) * row_bytes, row_bytes);
+  }
+  call.SetOutput(0, std::move(out));
+  return Status::Ok();
+}
+
+// embedding_grad(x, weight, out_grad; padding_idx, sparse) -> weight_grad: row r is the sum of
+// the out_grad rows i with x[i] = r, added in increasing flat index i of x (the order the ids
+// appear in), in the compute type from zero, stored once; the padding_idx row stays zero. The
+// registry key is weight's dtype; out_grad must have it too.
+template <typename T>
+struct EmbeddingGradKernel {
+  static Status Run(KernelCall& call) {
+    const Tensor& x = call.input(0);
+    const Tensor& weight = call.input(1);
+    const Tensor& out_grad = call.input(2);
+    IRM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, Ids(x, weight, "embedding_grad"));
+    IRM_ASSIGN_OR_RETURN(int64_t padding_idx, PaddingIdx(call.attrs, weight, "embedding_grad"));
+    std::vector<int64_t> expected = x.shape();
+    expected.push_back(weight.dim(1));
+    if (out_grad.dtype() != weight.dtype() || out_grad.shape() != expected) {
+      return KernelError(
+          fmt::format("embedding_grad: out_grad {} should be {}{} (x's shape, then "
+                      "the width of weight {})",
+                      out_grad.Describe(), DTypeName(weight.dtype()), ShapeToString(expected),
+                      weight.Describe()));
+    }
+    const size_t width = static_cast<size_t>(weight.dim(1));
+    std::vector<Compute<T>> acc(static_cast<size_t>(weight.numel()), Compute<T>{0});
+    const T* g = out_grad.data<T>();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] == padding_idx) continue;
+      Compute<T>* row = acc.data() + static_cast<size_t>(ids[i]) * width;
+      for (size_t j = 0; j < width; ++j) row[j] += Load<T>(g[i * width + j]);
+    }
+    Tensor weight_grad = Tensor::ZerosUnchecked(weight.dtype(), weight.shape());
+    T* out = weight_grad.data<T>();
+    for (size_t j = 0; j < acc.size(); ++j) out[j] = Store<T>(acc[j]);
+    call.SetOutput(0, std::move(weight_grad));
+    return Status::Ok();
+  }
+};
+
+// ---- tril / triu
+// ---------------------------------------------------------------------------------
+
+// Keeps, in every matrix of the last two dims, the elements (i, j) with j - i <= diagonal (lower)
+// or j - i >= diagonal (upper); the rest are zero (all-zero bytes, the zero of every dtype).
+StatusOr<Tensor> Triangle(const Tensor& x, int64_t diagonal, bool lower, std::string_view kernel,
+                          std::string_view operand) {
+  if (x.rank() < 2) {
+    return KernelError(
+        fmt::format("{}: {} {} needs at least 2 dims", kernel, operand, x.Describe()));
+  }
+  const int64_t rows = x.dim(x.rank() - 2);
+  const int64_t cols = x.dim(x.rank() - 1);
+  // Diagonals beyond the matrix act as the nearest one beyond it; clamping keeps i + diagonal
+  // from overflowing.
+  diagonal = std::clamp(diagonal, -rows - 1, cols + 1);
+  const int64_t matrices = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
+  const size_t item = DTypeSize(x.dtype());
+  Tensor out = Tensor::ZerosUnchecked(x.dtype(), x.shape());
+  const auto* in = static_cast<const std::byte*>(x.raw());
+  auto* o = static_cast<std::byte*>(out.raw());
+  for (int64_t m = 0; m < matrices; ++m) {
+    for (int64_t i = 0; i < rows; ++i) {
+      // The kept columns of row i form one contiguous range [begin, end).
+      const int64_t begin = lower ? 0 : std::clamp(i + diagonal, int64_t{0}, cols);
+      const int64_t end = lower ? std::clamp(i + diagonal + 1, int64_t{0}, cols) : cols;
+      if (end <= begin) continue;
+      const size_t at = static_cast<size_t>((m * rows + i) * cols + begin) * item;
+      std::memcpy(o + at, in + at, static_cast<size_t>(end - begin) * item);
+    }
+  }
+  return out;
+}
+
+template <bool kLower, bool kGrad>
+Status TriangleKernel(KernelCall& call) {
+  constexpr const char* kName =
+      kLower ? (kGrad ? "tril_grad" : "tril") : (kGrad ? "triu_grad" : "triu");
+  // The forward ops default diagonal to 0 (ops.yaml); the grads always carry it.
+  IRM_ASSIGN_OR_RETURN(int64_t diagonal, kGrad ? data::IntScalarAttr(call.attrs, "diagonal")
+                                               : call.attrs.GetOr<int64_t>("diagonal", 0));
+  IRM_ASSIGN_OR_RETURN(Tensor out,
+                       Triangle(call.input(0), diagonal, kLower, kName, kGrad ? "out_grad" : "x"));
+  call.SetOutput(0, std::move(out));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RegisterIndexingKernels(KernelRegistry& registry) {
+  const struct {
+    const char* name;
+    KernelFn fn;
+    KernelSignature signature;
+  } kernels[] = {
+      {"slice", &Slice, {1, 1, 1}},
+      {"slice_grad", &SliceGrad, {2, 2, 1}},
+      {"embedding", &Embedding, {2, 2, 1}},
+      {"tril", &TriangleKernel<true, false>, {1, 1, 1}},
+      {"triu", &TriangleKernel<false, false>, {1, 1, 1}},
+      {"tril_grad", &TriangleKernel<true, true>, {1, 1, 1}},
+      {"triu_grad", &TriangleKernel<false, true>, {1, 1, 1}},
+  };
+  for (const auto& k : kernels) {
+    IRM_RETURN_IF_ERROR(data::RegisterForEveryDType(registry, k.name, k.fn, k.signature));
+  }
+  return RegisterForTypes<EmbeddingGradKernel, Float16, BFloat16, float, double>(
+      registry, "embedding_grad", {3, 3, 1});
+}
+
+}  // namespace irm::rt
