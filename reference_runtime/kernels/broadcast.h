@@ -53,14 +53,14 @@ BroadcastWalk<N> PlanBroadcast(const std::vector<int64_t>& out_shape,
 template <size_t N, typename F>
 void ForEachBroadcast(const BroadcastWalk<N>& walk, F&& f);
 
-// Sums an output-shaped array `grad` (shape `out_shape`) into an array of `shape` (which
-// broadcasts to out_shape): result[j] = sum of grad[i] over the outputs i that read element j,
-// accumulated in Compute<T> in increasing i, then stored as T. Returns a new tensor of `shape`.
-// `map` is applied to each grad element (with its output index) before it is summed, so that a
-// product such as out_grad * y can be reduced without materialising it.
-template <typename T, typename Map>
-Tensor SumToShape(const std::vector<int64_t>& out_shape, const std::vector<int64_t>& shape,
-                  Map&& map);
+// Reduces an output-shaped gradient to the shape of an operand: returns a new tensor of
+// *shapes[0] (which broadcasts to out_shape) whose element j is the sum, over the outputs i that
+// read element j, of term(i, offsets) — offsets[k] being operand k's element offset for output i
+// (shapes[1..] are further operands the term reads, such as y in out_grad * y). Sums are taken
+// in Compute<T>, each in increasing output index i, and stored as T once.
+template <typename T, size_t N, typename Term>
+Tensor SumToShape(const std::vector<int64_t>& out_shape,
+                  const std::array<const std::vector<int64_t>*, N>& shapes, Term&& term);
 
 // ---- implementation ----------------------------------------------------------------------------
 
@@ -128,15 +128,15 @@ void ForEachBroadcast(const BroadcastWalk<N>& walk, F&& f) {
   }
 }
 
-template <typename T, typename Map>
-Tensor SumToShape(const std::vector<int64_t>& out_shape, const std::vector<int64_t>& shape,
-                  Map&& map) {
-  Tensor result = Tensor::ZerosUnchecked(DTypeOf<T>(), shape);
+template <typename T, size_t N, typename Term>
+Tensor SumToShape(const std::vector<int64_t>& out_shape,
+                  const std::array<const std::vector<int64_t>*, N>& shapes, Term&& term) {
+  Tensor result = Tensor::ZerosUnchecked(DTypeOf<T>(), *shapes[0]);
   std::vector<Compute<T>> sums(static_cast<size_t>(result.numel()), Compute<T>(0));
-  const BroadcastWalk<1> walk = PlanBroadcast<1>(out_shape, {&shape});
+  const BroadcastWalk<N> walk = PlanBroadcast<N>(out_shape, shapes);
   // One pass over the output in C order: each sum receives its terms in increasing output index.
-  ForEachBroadcast(walk, [&](int64_t i, const std::array<int64_t, 1>& offset) {
-    sums[static_cast<size_t>(offset[0])] += map(i);
+  ForEachBroadcast(walk, [&](int64_t i, const std::array<int64_t, N>& offsets) {
+    sums[static_cast<size_t>(offsets[0])] += term(i, offsets);
   });
   T* out = result.data<T>();
   for (size_t j = 0; j < sums.size(); ++j) out[j] = Store<T>(sums[j]);

@@ -84,8 +84,8 @@ TEST(BroadcastTest, SumToShapeAddsInIncreasingOutputIndex) {
     for (int64_t i = 0; i < 24; ++i) {
       expected[static_cast<size_t>(NaiveOffset(i, out, shape))] += g[static_cast<size_t>(i)];
     }
-    const Tensor sum =
-        SumToShape<double>(out, shape, [&](int64_t i) { return grad.data<double>()[i]; });
+    const Tensor sum = SumToShape<double, 1>(
+        out, {&shape}, [&](int64_t i, const std::array<int64_t, 1>&) { return g[i]; });
     ASSERT_EQ(sum.shape(), shape);
     EXPECT_EQ(testing::ToDoubles(sum), expected) << ShapeToString(shape);  // bit for bit
   }
@@ -95,7 +95,9 @@ TEST(BroadcastTest, SumToShapeAccumulatesHalfInFloat) {
   // 4097 ones: a float16 accumulator sticks at 2048 (2048 + 1 rounds back to 2048); a float one
   // reaches 4097, stored as the nearest float16, 4096.
   const Shape out = {4097};
-  const Tensor sum = SumToShape<Float16>(out, {1}, [](int64_t) { return 1.0f; });
+  const Shape one = {1};
+  const Tensor sum = SumToShape<Float16, 1>(
+      out, {&one}, [](int64_t, const std::array<int64_t, 1>&) { return 1.0f; });
   EXPECT_EQ(testing::ToDoubles(sum), std::vector<double>{4096.0});
 }
 

@@ -8,7 +8,9 @@ namespace irm::rt {
 Status RegisterAllKernels(KernelRegistry& registry) {
   using Family = Status (*)(KernelRegistry&);
   // Listed as the families land (register.h names them all).
-  const std::vector<Family> families = {};
+  const std::vector<Family> families = {
+      RegisterElementwiseKernels,
+  };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();
 }
