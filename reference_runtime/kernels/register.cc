@@ -10,6 +10,7 @@ Status RegisterAllKernels(KernelRegistry& registry) {
   // Listed as the families land (register.h names them all).
   const std::vector<Family> families = {
       RegisterElementwiseKernels,
+      RegisterActivationKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();
