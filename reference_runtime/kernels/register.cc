@@ -11,6 +11,7 @@ Status RegisterAllKernels(KernelRegistry& registry) {
   const std::vector<Family> families = {
       RegisterElementwiseKernels,
       RegisterActivationKernels,
+      RegisterMatmulKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();
