@@ -153,22 +153,27 @@ template <typename T>
   }
 }
 
-// The loops above, compiled twice: for the x86-64 baseline (SSE2) and for AVX2, picked at load
-// time. Both give the same bits: only the vector width differs, never an element's operations.
-__attribute__((target_clones("avx2", "default"))) void RunReferenceGemm(bool trans_a, bool trans_b,
-                                                                        int64_t m, int64_t n,
-                                                                        int64_t k, const float* a,
-                                                                        const float* b, float* c) {
+// The loops above, compiled twice on x86-64: for the baseline (SSE2) and for AVX2, picked at
+// load time. Both give the same bits: only the vector width differs, never an element's
+// operations.
+#if defined(__x86_64__)
+#define IRM_GEMM_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define IRM_GEMM_TARGET_CLONES
+#endif
+
+IRM_GEMM_TARGET_CLONES void RunReferenceGemm(bool trans_a, bool trans_b, int64_t m, int64_t n,
+                                             int64_t k, const float* a, const float* b, float* c) {
   ReferenceGemm<float>(trans_a, trans_b, m, n, k, a, b, c);
 }
 
-__attribute__((target_clones("avx2", "default"))) void RunReferenceGemm(bool trans_a, bool trans_b,
-                                                                        int64_t m, int64_t n,
-                                                                        int64_t k, const double* a,
-                                                                        const double* b,
-                                                                        double* c) {
+IRM_GEMM_TARGET_CLONES void RunReferenceGemm(bool trans_a, bool trans_b, int64_t m, int64_t n,
+                                             int64_t k, const double* a, const double* b,
+                                             double* c) {
   ReferenceGemm<double>(trans_a, trans_b, m, n, k, a, b, c);
 }
+
+#undef IRM_GEMM_TARGET_CLONES
 
 // ---- OpenBLAS ----------------------------------------------------------------------------------
 //
