@@ -7,17 +7,11 @@ namespace irm::rt {
 
 Status RegisterAllKernels(KernelRegistry& registry) {
   using Family = Status (*)(KernelRegistry&);
-  // Listed as the families land (register.h names them all).
   const std::vector<Family> families = {
-      RegisterRandomKernels,
-      RegisterOptimizerKernels,
-      RegisterReductionKernels,
-      RegisterNormalizationKernels,
-      RegisterSoftmaxKernels,
-      RegisterManipulationKernels,
-      RegisterIndexingKernels,
-      RegisterCreationKernels,
-      RegisterCastKernels,
+      RegisterElementwiseKernels,  RegisterActivationKernels, RegisterMatmulKernels,
+      RegisterReductionKernels,    RegisterSoftmaxKernels,    RegisterNormalizationKernels,
+      RegisterManipulationKernels, RegisterIndexingKernels,   RegisterCastKernels,
+      RegisterCreationKernels,     RegisterRandomKernels,     RegisterOptimizerKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();
