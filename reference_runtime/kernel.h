@@ -48,7 +48,8 @@ class KernelAttrs {
 };
 
 enum class GemmMode : uint8_t {
-  kBlas,       // OpenBLAS, one thread per rank: fast; bits depend on the CPU's kernel
+  kBlas,       // OpenBLAS in fixed row blocks: fast; bits independent of the thread count but
+               // dependent on the CPU (OpenBLAS picks its kernel by CPU model)
   kReference,  // fixed-order loops: the same bits on every machine
 };
 const char* GemmModeName(GemmMode mode);
