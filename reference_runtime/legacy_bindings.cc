@@ -46,9 +46,8 @@ AttrRule Required(std::string_view legacy, std::string_view kernel, AttrKind kin
   return {legacy, kernel, kind, std::nullopt};
 }
 // A kernel attribute the legacy op has no counterpart for: always `value`.
-AttrRule Const(std::string_view kernel, AttrValue value) {
-  const AttrKind kind = std::holds_alternative<int64_t>(value) ? AttrKind::kInt : AttrKind::kBool;
-  return {"", kernel, kind, std::move(value)};
+AttrRule ConstInt(std::string_view kernel, int64_t value) {
+  return {"", kernel, AttrKind::kInt, AttrValue(value)};
 }
 
 constexpr DTypeRule kFromInput0{0, ""};
@@ -255,7 +254,7 @@ void AddMath(std::vector<LegacyBinding>& t) {
                  kernel,
                  {One("X"), One("Y"), One("Out@GRAD")},
                  {One("X@GRAD"), One("Y@GRAD")},
-                 {Const("axis", int64_t{-1})},
+                 {ConstInt("axis", -1)},
                  {},
                  kFromInput0,
                  LegacyBroadcast::kGrad});
@@ -264,7 +263,7 @@ void AddMath(std::vector<LegacyBinding>& t) {
                "divide_grad",
                {One("X"), One("Y"), One("Out"), One("Out@GRAD")},
                {One("X@GRAD"), One("Y@GRAD")},
-               {Const("axis", int64_t{-1})},
+               {ConstInt("axis", -1)},
                {},
                kFromInput0,
                LegacyBroadcast::kGrad});

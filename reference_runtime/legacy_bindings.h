@@ -36,7 +36,8 @@ enum class AttrKind : uint8_t { kBool, kInt, kFloat, kString, kInts, kFloats, kD
 
 // A legacy attribute copied to a kernel attribute, converted to `kind`. `fallback` is the legacy
 // op maker's default, used when the op does not carry the attribute; none means the attribute is
-// required (a program without it cannot run).
+// required (a program without it cannot run). An empty `legacy` name is a kernel attribute the
+// legacy op has no counterpart for: always `fallback`.
 struct AttrRule {
   std::string_view legacy;
   std::string_view kernel;

@@ -11,6 +11,7 @@
 // var's storage when dtype and shape are unchanged, as Paddle's kernels reuse the output's
 // allocation and as the translated in-place op does; every other write rebinds the var to the
 // kernel's fresh tensor. Feeds are copied in and fetches copied out, so neither aliases the step.
+// The plan is read-only once built: Runs on different persistent scopes may go on at once.
 #pragma once
 
 #include <string>
