@@ -1,0 +1,371 @@
+// LegacyExecutor (legacy_executor.h): running a planned legacy program — kernel ops through the
+// registry, feed and fetch, where each write lands, the observer. Control flow is in
+// legacy_control_flow.cc.
+#include "reference_runtime/legacy_executor.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "reference_runtime/half.h"
+
+namespace irm::rt {
+namespace {
+
+// Element i of `t` (any runtime dtype) as a double; int64 beyond 2^53 rounds, as Paddle's
+// scalar tensors read into a double Scalar do.
+double ElementAsDouble(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DType::kBool:
+      return t.data<bool>()[i] ? 1.0 : 0.0;
+    case DType::kInt8:
+      return t.data<int8_t>()[i];
+    case DType::kUInt8:
+      return t.data<uint8_t>()[i];
+    case DType::kInt16:
+      return t.data<int16_t>()[i];
+    case DType::kInt32:
+      return t.data<int32_t>()[i];
+    case DType::kInt64:
+      return static_cast<double>(t.data<int64_t>()[i]);
+    case DType::kFloat16:
+      return ToFloat(t.data<Float16>()[i]);
+    case DType::kBFloat16:
+      return ToFloat(t.data<BFloat16>()[i]);
+    case DType::kFloat32:
+      return t.data<float>()[i];
+    case DType::kFloat64:
+      return t.data<double>()[i];
+    default:
+      return 0.0;
+  }
+}
+
+bool IsIndexDType(DType dtype) { return dtype == DType::kInt32 || dtype == DType::kInt64; }
+
+int64_t ElementAsInt(const Tensor& t, int64_t i) {
+  return t.dtype() == DType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+}
+
+Status Located(const PlannedOp& op, const Status& status) {
+  Status located(status.code(), op.location, status.message());
+  for (const std::string& note : status.diagnostic().notes) located.AddNote(note);
+  return located;
+}
+
+// The operand a legacy `axis` moved and its shape before, for grad ops to move its gradient back.
+struct Alignment {
+  int operand = -1;
+  std::vector<int64_t> shape;
+};
+
+// Legacy elementwise/compare broadcasting (paddle/phi/kernels/funcs/common_shape.h,
+// GetBroadcastDimsArrays): the lower-rank operand's dims sit at [axis, axis + rank) of the other's;
+// -1 means the trailing dims. Reshaping it to end in ones gives numpy broadcasting that meaning.
+Status AlignOperands(const PlannedOp& op, KernelCall& call, std::array<Tensor, 2>& aligned,
+                     Alignment& alignment) {
+  if (op.axis == -1 || !call.has_input(0) || !call.has_input(1)) return Status::Ok();
+  const Tensor& x = call.input(0);
+  const Tensor& y = call.input(1);
+  if (x.rank() == y.rank()) return Status::Ok();
+  const int small = x.rank() < y.rank() ? 0 : 1;
+  const Tensor& s = small == 0 ? x : y;
+  const Tensor& b = small == 0 ? y : x;
+  if (op.axis < 0 || op.axis + s.rank() > b.rank()) {
+    return LegacyOpError(
+        op, StatusCode::kInvalid,
+        fmt::format("axis {} does not place {} {} inside {} {}", op.axis, small == 0 ? "X" : "Y",
+                    s.Describe(), small == 0 ? "Y" : "X", b.Describe()),
+        op.inputs[static_cast<size_t>(small)].name);
+  }
+  if (op.axis + s.rank() == b.rank()) return Status::Ok();
+  std::vector<int64_t> shape = s.shape();
+  shape.resize(static_cast<size_t>(b.rank() - op.axis), 1);
+  StatusOr<Tensor> view = s.Reshaped(std::move(shape));
+  if (!view.ok()) return Located(op, view.status());
+  alignment.operand = small;
+  alignment.shape = s.shape();
+  aligned[static_cast<size_t>(small)] = std::move(view).value();
+  call.inputs[static_cast<size_t>(small)] = &aligned[static_cast<size_t>(small)];
+  return Status::Ok();
+}
+
+const char* ExpectedTensor(TensorAttrKind kind) {
+  switch (kind) {
+    case TensorAttrKind::kIntArray:
+      return "an int32 or int64 tensor";
+    case TensorAttrKind::kIntList:
+    case TensorAttrKind::kInt:
+      return "a 1-element int32 or int64 tensor";
+    case TensorAttrKind::kScalar:
+      return "a 1-element tensor";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Status LegacyOpError(const PlannedOp& op, StatusCode code, std::string message,
+                     const std::string& var) {
+  Location location = op.location;
+  if (!var.empty()) location.AtVar(var);
+  return Status(code, std::move(location), std::move(message));
+}
+
+LegacyExecutor::LegacyExecutor(const oldir::Program& program, ExecutorOptions options)
+    : options_(std::move(options)),
+      kernels_(options_.kernels != nullptr ? options_.kernels : &KernelRegistry::Global()) {
+  StatusOr<LegacyPlan> plan = PlanLegacyProgram(program, options_.file);
+  if (plan.ok()) {
+    plan_ = std::move(plan).value();
+  } else {
+    plan_status_ = plan.status();
+  }
+}
+
+std::vector<FeedSpec> LegacyExecutor::FeedSpecs() const { return plan_.feeds; }
+
+std::vector<std::string> LegacyExecutor::FetchNames() const { return plan_.fetches; }
+
+StatusOr<std::vector<Fetch>> LegacyExecutor::Run(Scope& persistent, const FeedMap& feeds) {
+  IRM_RETURN_IF_ERROR(plan_status_);
+  Scope step(&persistent);
+  RunState state{persistent, feeds, {}, {}};
+  IRM_RETURN_IF_ERROR(RunBlock(0, step, state));
+  std::stable_sort(state.fetched.begin(), state.fetched.end(),
+                   [](const FetchedTensor& a, const FetchedTensor& b) { return a.col < b.col; });
+  std::vector<Fetch> fetches;
+  fetches.reserve(state.fetched.size());
+  for (FetchedTensor& f : state.fetched) fetches.push_back(std::move(f.fetch));
+  return fetches;
+}
+
+Status LegacyExecutor::RunBlock(int block, Scope& scope, RunState& state) const {
+  state.frames.push_back({block, &scope});
+  for (const PlannedOp& op : plan_.blocks[static_cast<size_t>(block)]) {
+    Status status = RunOp(op, state);
+    if (!status.ok()) {
+      state.frames.pop_back();
+      return status;
+    }
+  }
+  state.frames.pop_back();
+  return Status::Ok();
+}
+
+Status LegacyExecutor::RunOp(const PlannedOp& op, RunState& state) const {
+  // Which kernel outputs were written: only the observer asks.
+  std::vector<bool> written;
+  switch (op.kind) {
+    case PlannedKind::kKernel:
+      if (options_.observer != nullptr) written.assign(op.outputs.size(), false);
+      IRM_RETURN_IF_ERROR(
+          RunKernelOp(op, state, options_.observer != nullptr ? &written : nullptr));
+      break;
+    case PlannedKind::kFeed:
+      IRM_RETURN_IF_ERROR(RunFeed(op, state));
+      break;
+    case PlannedKind::kFetch:
+      IRM_RETURN_IF_ERROR(RunFetch(op, state));
+      break;
+    case PlannedKind::kConditionalBlock:
+      IRM_RETURN_IF_ERROR(RunConditionalBlock(op, state));
+      break;
+    case PlannedKind::kWhile:
+      IRM_RETURN_IF_ERROR(RunWhile(op, state));
+      break;
+    case PlannedKind::kNoOp:
+      break;
+  }
+  if (options_.observer != nullptr) Observe(op, state, written);
+  return Status::Ok();
+}
+
+StatusOr<const Tensor*> LegacyExecutor::Read(const PlannedOp& op, const PlannedVar& var,
+                                             const RunState& state) const {
+  const Tensor* tensor = state.scope().Find(var.name);
+  if (tensor == nullptr || !tensor->defined()) {
+    return LegacyOpError(
+        op, StatusCode::kNotFound,
+        var.persistable
+            ? fmt::format("persistable var '{}' is not in the persistent scope", var.name)
+            : fmt::format("var '{}' is read before any op writes it", var.name),
+        var.name);
+  }
+  return tensor;
+}
+
+void LegacyExecutor::Write(const PlannedVar& var, Tensor tensor, RunState& state) const {
+  if (var.in_place) {
+    Tensor* existing = state.scope().Find(var.name);
+    if (existing != nullptr && existing->defined() && existing->dtype() == tensor.dtype() &&
+        existing->shape() == tensor.shape()) {
+      // memmove: a kernel may hand back a view of the very storage it overwrites.
+      if (tensor.nbytes() > 0) std::memmove(existing->raw(), tensor.raw(), tensor.nbytes());
+      return;
+    }
+  }
+  if (var.persistable) {
+    state.persistent.Set(var.name, std::move(tensor));
+    return;
+  }
+  if (var.declared_in >= 0) {
+    for (auto frame = state.frames.rbegin(); frame != state.frames.rend(); ++frame) {
+      if (frame->block == var.declared_in) {
+        frame->scope->SetLocal(var.name, std::move(tensor));
+        return;
+      }
+    }
+  }
+  // Undeclared, or declared in a block that is not running (a program whose sub-block parents do
+  // not follow the ops that run them): where the name already lives, else here.
+  state.scope().Set(var.name, std::move(tensor));
+}
+
+Status LegacyExecutor::RunKernelOp(const PlannedOp& op, RunState& state,
+                                   std::vector<bool>* written) const {
+  KernelCall call;
+  call.inputs.reserve(op.inputs.size());
+  for (const PlannedVar& var : op.inputs) {
+    if (var.name.empty()) {
+      call.inputs.push_back(nullptr);
+      continue;
+    }
+    IRM_ASSIGN_OR_RETURN(const Tensor* tensor, Read(op, var, state));
+    call.inputs.push_back(tensor);
+  }
+  call.attrs = op.attrs;
+  for (const PlannedTensorAttr& attr : op.tensor_attrs) {
+    IRM_ASSIGN_OR_RETURN(AttrValue value, TensorAttrValue(op, attr, state));
+    call.attrs.Set(std::string(attr.rule->kernel_attr), std::move(value));
+  }
+  std::array<Tensor, 2> aligned;
+  Alignment alignment;
+  if (op.binding->broadcast != LegacyBroadcast::kNone) {
+    IRM_RETURN_IF_ERROR(AlignOperands(op, call, aligned, alignment));
+  }
+
+  const DTypeRule& rule = op.binding->dtype;
+  DType dtype = DType::kFloat32;
+  if (!rule.attr.empty() && call.attrs.Has(rule.attr)) {
+    StatusOr<DType> from_attr = call.attrs.Get<DType>(rule.attr);
+    if (!from_attr.ok()) return Located(op, from_attr.status());
+    dtype = *from_attr;
+  } else if (call.has_input(rule.input)) {
+    dtype = call.input(rule.input).dtype();
+  } else {
+    return LegacyOpError(op, StatusCode::kInvalid,
+                         fmt::format("kernel '{}' takes its dtype from input {}, which is absent",
+                                     op.kernel, rule.input));
+  }
+
+  call.context.gemm = options_.gemm;
+  call.context.program_seed = options_.seed;
+  call.context.op_identity = op.identity;
+  std::vector<Tensor> results(op.outputs.size());
+  call.outputs.reserve(op.outputs.size());
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    call.outputs.push_back(op.outputs[i].name.empty() ? nullptr : &results[i]);
+  }
+  Status status = kernels_->Run(op.kernel, dtype, call);
+  if (!status.ok()) return Located(op, status);
+
+  if (op.binding->broadcast == LegacyBroadcast::kGrad && alignment.operand >= 0) {
+    Tensor& grad = results[static_cast<size_t>(alignment.operand)];
+    if (grad.defined()) {
+      StatusOr<Tensor> back = grad.Reshaped(alignment.shape);
+      if (!back.ok()) return Located(op, back.status());
+      grad = std::move(back).value();
+    }
+  }
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    if (op.outputs[i].name.empty() || !results[i].defined()) continue;
+    Write(op.outputs[i], std::move(results[i]), state);
+    if (written != nullptr) (*written)[i] = true;
+  }
+  return Status::Ok();
+}
+
+StatusOr<AttrValue> LegacyExecutor::TensorAttrValue(const PlannedOp& op,
+                                                    const PlannedTensorAttr& attr,
+                                                    const RunState& state) const {
+  const TensorAttrKind kind = attr.rule->kind;
+  if (kind != TensorAttrKind::kIntList && attr.vars.size() != 1) {
+    return LegacyOpError(op, StatusCode::kInvalid,
+                         fmt::format("input slot '{}' holds {} vars, takes at most 1",
+                                     attr.rule->slot, attr.vars.size()));
+  }
+  std::vector<int64_t> ints;
+  for (const PlannedVar& var : attr.vars) {
+    IRM_ASSIGN_OR_RETURN(const Tensor* t, Read(op, var, state));
+    const bool fits = kind == TensorAttrKind::kIntArray ? IsIndexDType(t->dtype())
+                      : kind == TensorAttrKind::kScalar
+                          ? t->numel() == 1
+                          : IsIndexDType(t->dtype()) && t->numel() == 1;
+    if (!fits) {
+      return LegacyOpError(op, StatusCode::kInvalid,
+                           fmt::format("{} '{}' is {}, not {}", attr.rule->slot, var.name,
+                                       t->Describe(), ExpectedTensor(kind)),
+                           var.name);
+    }
+    if (kind == TensorAttrKind::kScalar) return AttrValue(ElementAsDouble(*t, 0));
+    if (kind == TensorAttrKind::kInt) return AttrValue(ElementAsInt(*t, 0));
+    for (int64_t i = 0; i < t->numel(); ++i) ints.push_back(ElementAsInt(*t, i));
+  }
+  return AttrValue(std::move(ints));
+}
+
+Status LegacyExecutor::RunFeed(const PlannedOp& op, RunState& state) const {
+  const PlannedVar& var = op.outputs[0];
+  auto it = state.feeds.find(var.name);
+  if (it == state.feeds.end()) {
+    return LegacyOpError(op, StatusCode::kNotFound, fmt::format("no feed for '{}'", var.name),
+                         var.name);
+  }
+  const Tensor& fed = it->second;
+  bool fits = fed.defined() && fed.dtype() == op.feed_dtype &&
+              fed.rank() == static_cast<int>(op.feed_dims.size());
+  for (size_t i = 0; fits && i < op.feed_dims.size(); ++i) {
+    fits = op.feed_dims[i] < 0 || op.feed_dims[i] == fed.dim(static_cast<int>(i));
+  }
+  if (!fits) {
+    return LegacyOpError(
+        op, StatusCode::kInvalid,
+        fmt::format("feed '{}' is {}, but the var is declared {}{}", var.name, fed.Describe(),
+                    DTypeName(op.feed_dtype), ShapeToString(op.feed_dims)),
+        var.name);
+  }
+  Write(var, fed.Clone(), state);
+  return Status::Ok();
+}
+
+Status LegacyExecutor::RunFetch(const PlannedOp& op, RunState& state) const {
+  IRM_ASSIGN_OR_RETURN(const Tensor* tensor, Read(op, op.inputs[0], state));
+  state.fetched.push_back({op.col, Fetch{op.inputs[0].name, tensor->Clone()}});
+  return Status::Ok();
+}
+
+void LegacyExecutor::Observe(const PlannedOp& op, const RunState& state,
+                             const std::vector<bool>& written) const {
+  OpEvent event;
+  event.block = op.block;
+  event.op_index = op.index;
+  event.op_type = op.type;
+  event.outputs.reserve(op.observed.size());
+  for (const ObservedVar& var : op.observed) {
+    const Tensor* tensor = nullptr;
+    // A kernel op reports what it wrote; an output it left alone is null, whatever the var held.
+    if (op.kind != PlannedKind::kKernel ||
+        (var.output >= 0 && written[static_cast<size_t>(var.output)])) {
+      tensor = state.scope().Find(var.name);
+      if (tensor != nullptr && !tensor->defined()) tensor = nullptr;
+    }
+    event.outputs.emplace_back(var.name, tensor);
+  }
+  (*options_.observer)(event);
+}
+
+}  // namespace irm::rt
