@@ -103,9 +103,13 @@ StatusOr<DropoutAttrs> ReadDropoutAttrs(const char* kernel, const KernelAttrs& a
   IRM_ASSIGN_OR_RETURN(out.is_test, attrs.GetOr<bool>("is_test", false));
   IRM_ASSIGN_OR_RETURN(const std::string mode,
                        attrs.GetOr<std::string>("mode", "upscale_in_train"));
-  if (mode != "upscale_in_train" && mode != "downscale_in_infer") {
-    return KernelError(fmt::format(
-        "{}: mode is '{}', not 'upscale_in_train' or 'downscale_in_infer'", kernel, mode));
+  // "downgrade_in_infer" is how legacy programs and Paddle's Python spell the downscale mode;
+  // phi treats every mode but upscale_in_train alike, this kernel only the two known spellings.
+  if (mode != "upscale_in_train" && mode != "downscale_in_infer" && mode != "downgrade_in_infer") {
+    return KernelError(
+        fmt::format("{}: mode is '{}', not 'upscale_in_train' or 'downscale_in_infer' (also "
+                    "spelt 'downgrade_in_infer')",
+                    kernel, mode));
   }
   out.upscale_in_train = mode == "upscale_in_train";
   return out;

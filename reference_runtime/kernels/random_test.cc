@@ -300,6 +300,16 @@ TEST(DropoutKernelTest, TestModeKeepsEverything) {
     std::vector<double> expected = ToDoubles(x);
     for (double& v : expected) v *= Keep(0.4);
     ExpectClose(down[0], expected, {4, 3}, ToleranceFor(dtype), "downscale at test");
+    // Legacy programs spell the mode "downgrade_in_infer": the same computation.
+    for (bool is_test : {false, true}) {
+      const auto a =
+          RunKernel("dropout", dtype, {&x}, DropoutAttrs(0.4, is_test, "downgrade_in_infer"), 2,
+                    Context(1, "d"));
+      const auto b =
+          RunKernel("dropout", dtype, {&x}, DropoutAttrs(0.4, is_test, "downscale_in_infer"), 2,
+                    Context(1, "d"));
+      EXPECT_TRUE(a[0].BitwiseEqual(b[0])) << DTypeName(dtype);
+    }
   }
 }
 
@@ -351,7 +361,8 @@ TEST(DropoutKernelTest, BadAttributesAndSeedTensorAreErrors) {
   EXPECT_EQ(message(DropoutAttrs(-0.25, false, "upscale_in_train"), {&x}),
             "dropout: p is -0.25, not in [0, 1]");
   EXPECT_EQ(message(DropoutAttrs(0.5, false, "upscale"), {&x}),
-            "dropout: mode is 'upscale', not 'upscale_in_train' or 'downscale_in_infer'");
+            "dropout: mode is 'upscale', not 'upscale_in_train' or 'downscale_in_infer' (also "
+            "spelt 'downgrade_in_infer')");
   const Tensor two_seeds = Tensor::FromVector<int32_t>({1, 2}, {2});
   EXPECT_EQ(message(DropoutAttrs(0.5, false, "upscale_in_train"), {&x, &two_seeds}),
             "dropout: seed_tensor is int32[2], expected one int32 or int64");
