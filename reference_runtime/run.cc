@@ -29,7 +29,6 @@ void FillRandom(Tensor& t, const PhiloxStream& stream, int64_t index_bound) {
 }
 
 Status InStep(Status status, int step) {
-  if (status.ok()) return status;
   return status.AddNote(fmt::format("in step {}", step));
 }
 
@@ -43,17 +42,38 @@ Tensor RandomFeed(const FeedSpec& spec, uint64_t seed, int step, int64_t batch_s
   Tensor t = Tensor::ZerosUnchecked(spec.dtype, std::move(shape));
   const PhiloxStream stream(seed, OpIdentity(fmt::format("feed:{}@step{}", spec.name, step)));
   switch (spec.dtype) {
-    case DType::kBool: FillRandom<bool>(t, stream, spec.index_bound); break;
-    case DType::kInt8: FillRandom<int8_t>(t, stream, spec.index_bound); break;
-    case DType::kUInt8: FillRandom<uint8_t>(t, stream, spec.index_bound); break;
-    case DType::kInt16: FillRandom<int16_t>(t, stream, spec.index_bound); break;
-    case DType::kInt32: FillRandom<int32_t>(t, stream, spec.index_bound); break;
-    case DType::kInt64: FillRandom<int64_t>(t, stream, spec.index_bound); break;
-    case DType::kFloat16: FillRandom<Float16>(t, stream, spec.index_bound); break;
-    case DType::kBFloat16: FillRandom<BFloat16>(t, stream, spec.index_bound); break;
-    case DType::kFloat32: FillRandom<float>(t, stream, spec.index_bound); break;
-    case DType::kFloat64: FillRandom<double>(t, stream, spec.index_bound); break;
-    default: break;  // complex feeds do not exist in the runtime (Zeros refuses them earlier)
+    case DType::kBool:
+      FillRandom<bool>(t, stream, spec.index_bound);
+      break;
+    case DType::kInt8:
+      FillRandom<int8_t>(t, stream, spec.index_bound);
+      break;
+    case DType::kUInt8:
+      FillRandom<uint8_t>(t, stream, spec.index_bound);
+      break;
+    case DType::kInt16:
+      FillRandom<int16_t>(t, stream, spec.index_bound);
+      break;
+    case DType::kInt32:
+      FillRandom<int32_t>(t, stream, spec.index_bound);
+      break;
+    case DType::kInt64:
+      FillRandom<int64_t>(t, stream, spec.index_bound);
+      break;
+    case DType::kFloat16:
+      FillRandom<Float16>(t, stream, spec.index_bound);
+      break;
+    case DType::kBFloat16:
+      FillRandom<BFloat16>(t, stream, spec.index_bound);
+      break;
+    case DType::kFloat32:
+      FillRandom<float>(t, stream, spec.index_bound);
+      break;
+    case DType::kFloat64:
+      FillRandom<double>(t, stream, spec.index_bound);
+      break;
+    default:
+      break;  // complex feeds do not exist in the runtime (Zeros refuses them earlier)
   }
   return t;
 }
@@ -67,15 +87,15 @@ StatusOr<std::vector<StepResult>> RunTraining(Executor* startup, Executor& main,
   }
   if (startup != nullptr) {
     StatusOr<std::vector<Fetch>> ignored = startup->Run(persistent, {});
-    if (!ignored.ok()) return ignored.status().AddNote("in the startup program");
+    if (!ignored.ok()) return Status(ignored.status()).AddNote("in the startup program");
   }
   const std::vector<std::string> program_fetches = main.FetchNames();
   for (const std::string& name : config.fetch) {
     if (std::find(program_fetches.begin(), program_fetches.end(), name) == program_fetches.end() &&
         persistent.Find(name) == nullptr) {
-      return Status(StatusCode::kNotFound, Location{},
-                    fmt::format("'{}' is neither fetched by the program nor a persistable var",
-                                name));
+      return Status(
+          StatusCode::kNotFound, Location{},
+          fmt::format("'{}' is neither fetched by the program nor a persistable var", name));
     }
   }
   std::vector<StepResult> results;
