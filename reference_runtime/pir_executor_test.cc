@@ -237,6 +237,80 @@ TEST_F(PirExecutorTest, SliceStartsAndEndsAndUniformShapeMinMax) {
                                   {"shape", std::vector<int64_t>{4, 8}}}));
 }
 
+TEST_F(PirExecutorTest, GradAndShapeOpsReachTheirKernels) {
+  kernels_.SetBehaviour("full", testing::FullBehaviour);
+  kernels_.SetBehaviour("full_int_array", testing::FullIntArrayBehaviour);
+  Param("x", F32(Doubles(6, 1.0), {2, 3}));
+  Param("ids", testing::FromDoubles({0, 1}, {2}, DType::kInt32));
+  Param("w", testing::FromDoubles(Doubles(8, 1.0), {4, 2}, DType::kBFloat16));
+  RunOk(R"({
+    (%0) = "builtin.parameter" () {parameter_name:"x"} : () -> tensor<2x3xf32>
+    (%1) = "pd_op.softmax_" (%0) {axis:0} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    (%2) = "pd_op.gelu" (%0) {approximate:true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    (%3) = "pd_op.tril" (%0) {diagonal:-1} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    (%4) = "pd_op.full" () {dtype:int64,place:Place(cpu),shape:[],value:1} : () -> tensor<i64>
+    (%5) = "pd_op.split_with_num" (%0, %4) {num:3} : (tensor<2x3xf32>, tensor<i64>) -> vec[tensor<2x1xf32>,tensor<2x1xf32>,tensor<2x1xf32>]
+    (%6, %7, %8) = "pd_op.layer_norm_grad" (%0, <<NULL VALUE>>, <<NULL VALUE>>, %0, %0, %0) {begin_norm_axis:1,epsilon:1e-05} : (tensor<2x3xf32>, <<NULL TYPE>>, <<NULL TYPE>>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>, <<NULL TYPE>>, <<NULL TYPE>>
+    (%9) = "builtin.parameter" () {parameter_name:"ids"} : () -> tensor<2xi32>
+    (%10) = "builtin.parameter" () {parameter_name:"w"} : () -> tensor<4x2xbf16>
+    (%11) = "pd_op.embedding_grad" (%9, %10, %10) {padding_idx:0} : (tensor<2xi32>, tensor<4x2xbf16>, tensor<4x2xbf16>) -> tensor<4x2xbf16>
+    (%12) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),value:[0]} : () -> tensor<1xi64>
+    (%13) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),value:[2]} : () -> tensor<1xi64>
+    (%14) = "pd_op.slice_grad" (%0, %0, %12, %13) {axes:[1],decrease_axis:[],infer_flags:[1]} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x3xf32>
+    (%15) = "pd_op.sum_grad" (%0, %0, %13) {keepdim:true,reduce_all:false} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<1xi64>) -> tensor<2x3xf32>
+})");
+  EXPECT_EQ(Only("softmax").attrs, (Attrs{{"axis", int64_t{0}}}));
+  EXPECT_EQ(Only("gelu").attrs, (Attrs{{"approximate", true}}));
+  EXPECT_EQ(Only("tril").attrs, (Attrs{{"diagonal", int64_t{-1}}}));
+  const KernelRecord split = Only("split_with_num");
+  EXPECT_EQ(split.inputs, (std::vector<std::string>{"float32[2, 3]"}));
+  EXPECT_EQ(split.attrs, (Attrs{{"axis", int64_t{1}}, {"num", int64_t{3}}}));
+  EXPECT_EQ(split.outputs, (std::vector<bool>{true, true, true}));
+  const KernelRecord layer_norm_grad = Only("layer_norm_grad");
+  EXPECT_EQ(layer_norm_grad.inputs,
+            (std::vector<std::string>{"float32[2, 3]", "null", "null", "float32[2, 3]",
+                                      "float32[2, 3]", "float32[2, 3]"}));
+  EXPECT_EQ(layer_norm_grad.outputs, (std::vector<bool>{true, false, false}));
+  const KernelRecord embedding_grad = Only("embedding_grad");
+  EXPECT_EQ(embedding_grad.dtype, DType::kBFloat16);
+  EXPECT_EQ(embedding_grad.inputs,
+            (std::vector<std::string>{"int32[2]", "bfloat16[4, 2]", "bfloat16[4, 2]"}));
+  EXPECT_EQ(embedding_grad.attrs, (Attrs{{"padding_idx", int64_t{0}}, {"sparse", false}}));
+  const KernelRecord slice_grad = Only("slice_grad");
+  EXPECT_EQ(slice_grad.inputs, (std::vector<std::string>{"float32[2, 3]", "float32[2, 3]"}));
+  EXPECT_EQ(slice_grad.attrs.at("starts"), AttrValue(std::vector<int64_t>{0}));
+  EXPECT_EQ(slice_grad.attrs.at("ends"), AttrValue(std::vector<int64_t>{2}));
+  EXPECT_EQ(Only("sum_grad").attrs,
+            (Attrs{{"axis", std::vector<int64_t>{2}}, {"keepdim", true}, {"reduce_all", false}}));
+  // softmax_ wrote its result (the recording kernel's 100s) into x.
+  EXPECT_EQ(ParamValues("x"), Doubles(6, 100.0));
+}
+
+TEST_F(PirExecutorTest, MomentumUpdatesParameterAndVelocityInPlace) {
+  Param("p", F32({1, 2}, {2}));
+  Param("v", F32({0, 0}, {2}));
+  Param("lr", F32({0.1}, {1}));
+  RunOk(R"({
+    (%0) = "builtin.parameter" () {parameter_name:"p"} : () -> tensor<2xf32>
+    (%1) = "builtin.parameter" () {parameter_name:"v"} : () -> tensor<2xf32>
+    (%2) = "builtin.parameter" () {parameter_name:"lr"} : () -> tensor<1xf32>
+    (%3, %4, %5) = "pd_op.momentum_" (%0, %0, %1, %2, <<NULL VALUE>>) {mu:0.5,use_nesterov:true} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<1xf32>, <<NULL TYPE>>) -> tensor<2xf32>, tensor<2xf32>, <<NULL TYPE>>
+})");
+  const KernelRecord r = Only("momentum");
+  EXPECT_EQ(r.inputs, (std::vector<std::string>{"float32[2]", "float32[2]", "float32[2]",
+                                                "float32[1]", "null"}));
+  EXPECT_EQ(r.attrs, (Attrs{{"mu", 0.5},
+                            {"multi_precision", false},
+                            {"regularization_coeff", 0.0},
+                            {"regularization_method", std::string()},
+                            {"rescale_grad", 1.0},
+                            {"use_nesterov", true}}));
+  EXPECT_EQ(r.outputs, (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(ParamValues("p"), (Doubles{100, 100}));
+  EXPECT_EQ(ParamValues("v"), (Doubles{101, 101}));
+  EXPECT_EQ(ParamValues("lr"), (Doubles{0.1f}));
+}
+
 TEST_F(PirExecutorTest, KernelDTypeComesFromTheDataInput) {
   Param("ids", testing::FromDoubles({1, 2}, {2}, DType::kInt64));
   Param("w", testing::FromDoubles(Doubles(8, 1.0), {4, 2}, DType::kFloat64));
