@@ -9,8 +9,6 @@
 #include <cstdlib>
 #include <utility>
 
-#include "newir/dialect.h"
-
 namespace irm::rt {
 namespace {
 
@@ -443,11 +441,18 @@ std::vector<std::string> PirBindings::OpNames() const {
 }
 
 bool IsInterpretedOp(std::string_view op_name) {
-  static constexpr std::string_view kInterpreted[] = {
-      "builtin.module",  "builtin.parameter", "builtin.set_parameter", "builtin.shadow_output",
-      "builtin.combine", "builtin.split",     "builtin.slice",         "cf.yield",
-      "pd_op.data",      "pd_op.feed",        "pd_op.fetch",           "pd_op.if",
-      "pd_op.while"};
+  static constexpr std::string_view kInterpreted[] = {"builtin.parameter",
+                                                      "builtin.set_parameter",
+                                                      "builtin.shadow_output",
+                                                      "builtin.combine",
+                                                      "builtin.split",
+                                                      "builtin.slice",
+                                                      "cf.yield",
+                                                      "pd_op.data",
+                                                      "pd_op.feed",
+                                                      "pd_op.fetch",
+                                                      "pd_op.if",
+                                                      "pd_op.while"};
   for (std::string_view name : kInterpreted) {
     if (name == op_name) return true;
   }

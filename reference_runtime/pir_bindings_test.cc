@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "newir/dialect.h"
+#include "newir/op_info.h"
 #include "newir/parser.h"
 
 namespace irm::rt {

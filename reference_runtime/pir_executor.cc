@@ -117,6 +117,10 @@ StatusOr<std::vector<PirSlot>> PirInterpreter::RunBlock(const newir::Block& bloc
   int index = 0;
   for (const newir::Operation& op : block) {
     if (op.name() == "cf.yield") {
+      if (depth == 0) {
+        return Fail(StatusCode::kInvalid, op, index,
+                    "cf.yield ends a nested region; it cannot be in the top block");
+      }
       std::vector<PirSlot> yielded;
       for (size_t i = 0; i < op.num_operands(); ++i) {
         IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, i));

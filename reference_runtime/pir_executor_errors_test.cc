@@ -258,6 +258,10 @@ TEST_F(PirExecutorErrorsTest, UnverifiedProgramsFailCleanly) {
           StatusCode::kInvalid, {}, /*verify=*/false),
       "t.pir: op 1 (pd_op.relu): error: has 2 operands and 1 results but its signature "
       "has 1 and 1");
+  EXPECT_EQ(ErrorOf(Program(R"(() = "cf.yield" (%0) {} : (tensor<2x3xf32>) ->)"),
+                    StatusCode::kInvalid, {}, /*verify=*/false),
+            "t.pir: op 1 (cf.yield): error: cf.yield ends a nested region; it cannot be in the "
+            "top block");
   EXPECT_EQ(ErrorOf(Program(R"(() = "builtin.shadow_output" (%0) {} : (tensor<2x3xf32>) ->)"),
                     StatusCode::kInvalid, {}, /*verify=*/false),
             "t.pir: op 1 (builtin.shadow_output): error: needs a string attribute 'output_name'");
