@@ -1,0 +1,362 @@
+// PirExecutor (pir_executor.h) and the core of its interpreter (pir_interpreter.h): running a
+// block op by op, the builtin ops that move values between the program and the Scope (parameters,
+// set_parameter, shadow_output), vectors (combine, split, slice), feeds and fetches, the observer,
+// and locating every failure at its op.
+#include "reference_runtime/pir_executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "newir/block.h"
+#include "reference_runtime/pir_interpreter.h"
+
+namespace irm::rt {
+namespace {
+
+const std::string* StringAttr(const newir::Operation& op, std::string_view name) {
+  return op.attribute(name).AsString();
+}
+
+// Checks a feed against the type its op declares: same dtype, same rank, equal dims where the
+// declared dim is not -1.
+bool FeedMatches(const Tensor& feed, const newir::Type& type) {
+  const std::optional<DType> dtype = DTypeOfElementType(type.dtype());
+  if (!dtype || *dtype != feed.dtype()) return false;
+  const std::vector<int64_t>& dims = type.dims();
+  if (dims.size() != feed.shape().size()) return false;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] >= 0 && dims[i] != feed.shape()[i]) return false;
+  }
+  return true;
+}
+
+bool IsFeedOp(const newir::Operation& op) {
+  return op.name() == "pd_op.data" || op.name() == "pd_op.feed";
+}
+
+bool IsIntegerDType(DType dtype) {
+  return dtype == DType::kInt8 || dtype == DType::kUInt8 || dtype == DType::kInt16 ||
+         dtype == DType::kInt32 || dtype == DType::kInt64;
+}
+
+}  // namespace
+
+std::string PirLogicalName(const newir::Operation& op, size_t result, int op_index) {
+  if (const std::vector<newir::Attribute>* names = op.attribute("legacy_var_names").AsArray()) {
+    if (result < names->size()) {
+      const std::string* name = (*names)[result].AsString();
+      if (name != nullptr && !name->empty()) return *name;
+    }
+  }
+  return fmt::format("%{}@{}", result, op_index);
+}
+
+// ---- PirExecutor --------------------------------------------------------------------------------
+
+PirExecutor::PirExecutor(const newir::Program& program, ExecutorOptions options)
+    : program_(program), options_(std::move(options)) {}
+
+StatusOr<std::vector<Fetch>> PirExecutor::Run(Scope& persistent, const FeedMap& feeds) {
+  PirInterpreter interpreter(options_, persistent, feeds);
+  IRM_RETURN_IF_ERROR(interpreter.RunBlock(program_.block(), 0).status());
+  return interpreter.TakeFetches();
+}
+
+std::vector<FeedSpec> PirExecutor::FeedSpecs() const {
+  std::vector<FeedSpec> specs;
+  for (const newir::Operation& op : program_.block()) {
+    if (!IsFeedOp(op) || op.num_results() != 1) continue;
+    FeedSpec spec;
+    if (const std::string* name = StringAttr(op, "name")) spec.name = *name;
+    const newir::Value& value = *op.result(0);
+    spec.dtype = DTypeOfElementType(value.type().dtype()).value_or(DType::kFloat32);
+    spec.shape = value.type().dims();
+    if (IsIntegerDType(spec.dtype)) {
+      // Ids of an embedding must index its weight's rows.
+      for (const newir::OpOperand* use = value.first_use(); use != nullptr; use = use->next_use()) {
+        const newir::Operation& reader = *use->owner();
+        if (reader.name() != "pd_op.embedding" || use->index() != 0) continue;
+        if (reader.num_operands() < 2 || reader.operand(1) == nullptr) continue;
+        const std::vector<int64_t>& weight = reader.operand(1)->type().dims();
+        if (!weight.empty() && weight[0] > 0) spec.index_bound = weight[0];
+      }
+    }
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+std::vector<std::string> PirExecutor::FetchNames() const {
+  std::vector<std::pair<int32_t, std::string>> fetches;
+  for (const newir::Operation& op : program_.block()) {
+    if (op.name() != "pd_op.fetch") continue;
+    const int32_t* col = op.attribute("col").AsInt32();
+    const std::string* name = StringAttr(op, "name");
+    fetches.emplace_back(col != nullptr ? *col : 0, name != nullptr ? *name : "");
+  }
+  std::stable_sort(fetches.begin(), fetches.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> names;
+  for (auto& [col, name] : fetches) names.push_back(std::move(name));
+  return names;
+}
+
+// ---- PirInterpreter: blocks and ops -------------------------------------------------------------
+
+PirInterpreter::PirInterpreter(const ExecutorOptions& options, Scope& persistent,
+                               const FeedMap& feeds)
+    : options_(options),
+      kernels_(options.kernels != nullptr ? *options.kernels : KernelRegistry::Global()),
+      bindings_(PirBindings::Global()),
+      persistent_(persistent),
+      feeds_(feeds) {}
+
+StatusOr<std::vector<PirSlot>> PirInterpreter::RunBlock(const newir::Block& block, int depth) {
+  int index = 0;
+  for (const newir::Operation& op : block) {
+    if (op.name() == "cf.yield") {
+      if (depth == 0) {
+        return Fail(StatusCode::kInvalid, op, index,
+                    "cf.yield ends a nested region; it cannot be in the top block");
+      }
+      std::vector<PirSlot> yielded;
+      for (size_t i = 0; i < op.num_operands(); ++i) {
+        IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, i));
+        yielded.push_back(*slot);
+      }
+      return yielded;
+    }
+    IRM_RETURN_IF_ERROR(RunOp(op, index, depth));
+    ++index;
+  }
+  return std::vector<PirSlot>();
+}
+
+std::vector<Fetch> PirInterpreter::TakeFetches() {
+  std::stable_sort(fetches_.begin(), fetches_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Fetch> fetches;
+  for (auto& [col, fetch] : fetches_) fetches.push_back(std::move(fetch));
+  fetches_.clear();
+  return fetches;
+}
+
+Status PirInterpreter::RunOp(const newir::Operation& op, int index, int depth) {
+  IRM_RETURN_IF_ERROR(Dispatch(op, index, depth));
+  if (options_.observer != nullptr) Observe(op, index, depth);
+  return Status::Ok();
+}
+
+Status PirInterpreter::Dispatch(const newir::Operation& op, int index, int depth) {
+  const std::string& name = op.name();
+  if (name == "builtin.parameter") return RunParameter(op, index);
+  if (name == "builtin.set_parameter") return RunScopeWrite(op, index, "parameter_name");
+  if (name == "builtin.shadow_output") return RunScopeWrite(op, index, "output_name");
+  if (name == "builtin.combine") return RunCombine(op, index);
+  if (name == "builtin.split") return RunSplit(op, index);
+  if (name == "builtin.slice") return RunSlice(op, index);
+  if (IsFeedOp(op)) return RunFeed(op, index);
+  if (name == "pd_op.fetch") return RunFetch(op, index);
+  if (name == "pd_op.if") return RunIf(op, index, depth);
+  if (name == "pd_op.while") return RunWhile(op, index, depth);
+  const OpBinding* binding = bindings_.Find(name);
+  if (binding == nullptr) {
+    return Fail(StatusCode::kUnimplemented, op, index, fmt::format("no binding for '{}'", name));
+  }
+  switch (binding->kind) {
+    case BindingKind::kKernel:
+      return RunKernelOp(op, *binding, index);
+    case BindingKind::kPassThrough:
+      return RunPassThrough(op, index);
+    case BindingKind::kCommunication:
+      break;
+  }
+  return Fail(StatusCode::kUnimplemented, op, index,
+              fmt::format("'{}' needs the multi-rank runtime", name));
+}
+
+void PirInterpreter::Observe(const newir::Operation& op, int index, int depth) const {
+  std::vector<std::string> names;
+  names.reserve(op.num_results());
+  OpEvent event;
+  event.block = depth;
+  event.op_index = index;
+  event.op_type = op.name();
+  for (size_t r = 0; r < op.num_results(); ++r) {
+    names.push_back(PirLogicalName(op, r, index));
+    const Tensor* tensor = nullptr;
+    auto it = slots_.find(op.result(r));
+    if (it != slots_.end() && !it->second.is_vector && it->second.tensor.defined()) {
+      tensor = &it->second.tensor;
+    }
+    event.outputs.emplace_back(names.back(), tensor);
+  }
+  (*options_.observer)(event);
+}
+
+// ---- builtin ops, feeds and fetches -------------------------------------------------------------
+
+Status PirInterpreter::RunParameter(const newir::Operation& op, int index) {
+  const std::string* name = StringAttr(op, "parameter_name");
+  if (name == nullptr || op.num_results() != 1) {
+    return Fail(StatusCode::kInvalid, op, index, "needs a string attribute 'parameter_name'");
+  }
+  Tensor* tensor = persistent_.Find(*name);
+  if (tensor == nullptr) {
+    return Fail(StatusCode::kNotFound, op, index,
+                fmt::format("parameter '{}' is not in the scope", *name));
+  }
+  Bind(op.result(0), *tensor);
+  return Status::Ok();
+}
+
+Status PirInterpreter::RunScopeWrite(const newir::Operation& op, int index, const char* name_attr) {
+  const std::string* name = StringAttr(op, name_attr);
+  if (name == nullptr) {
+    return Fail(StatusCode::kInvalid, op, index,
+                fmt::format("needs a string attribute '{}'", name_attr));
+  }
+  IRM_ASSIGN_OR_RETURN(const Tensor* tensor, ReadTensor(op, index, 0));
+  persistent_.Set(*name, *tensor);
+  return Status::Ok();
+}
+
+Status PirInterpreter::RunCombine(const newir::Operation& op, int index) {
+  PirSlot slot;
+  slot.is_vector = true;
+  for (size_t i = 0; i < op.num_operands(); ++i) {
+    IRM_ASSIGN_OR_RETURN(const Tensor* tensor, ReadTensor(op, index, i));
+    slot.elements.push_back(*tensor);
+  }
+  Bind(op.result(0), std::move(slot));
+  return Status::Ok();
+}
+
+Status PirInterpreter::RunSplit(const newir::Operation& op, int index) {
+  IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, 0));
+  if (!slot->is_vector || slot->elements.size() != op.num_results()) {
+    return Fail(StatusCode::kInvalid, op, index,
+                fmt::format("has {} results but its operand holds {} tensors", op.num_results(),
+                            slot->is_vector ? slot->elements.size() : 1));
+  }
+  const std::vector<Tensor> elements = slot->elements;
+  for (size_t i = 0; i < elements.size(); ++i) Bind(op.result(i), elements[i]);
+  return Status::Ok();
+}
+
+Status PirInterpreter::RunSlice(const newir::Operation& op, int index) {
+  IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, 0));
+  const int32_t* at = op.attribute("index").AsInt32();
+  const size_t size = slot->is_vector ? slot->elements.size() : 1;
+  if (at == nullptr || !slot->is_vector || *at < 0 || static_cast<size_t>(*at) >= size) {
+    return Fail(StatusCode::kInvalid, op, index,
+                fmt::format("index {} is out of range for a vector of {} tensors",
+                            at != nullptr ? *at : -1, size));
+  }
+  Bind(op.result(0), slot->elements[static_cast<size_t>(*at)]);
+  return Status::Ok();
+}
+
+Status PirInterpreter::RunFeed(const newir::Operation& op, int index) {
+  const std::string* name = StringAttr(op, "name");
+  if (name == nullptr || op.num_results() != 1) {
+    return Fail(StatusCode::kInvalid, op, index, "needs a string attribute 'name'");
+  }
+  auto it = feeds_.find(*name);
+  if (it == feeds_.end()) {
+    return Fail(StatusCode::kNotFound, op, index, fmt::format("feed '{}' is missing", *name));
+  }
+  const newir::Type& type = op.result(0)->type();
+  if (!it->second.defined() || !FeedMatches(it->second, type)) {
+    return Fail(
+        StatusCode::kInvalid, op, index,
+        fmt::format("feed '{}' is {} but the program declares {}", *name,
+                    it->second.defined() ? it->second.Describe() : "undefined", type.ToString()));
+  }
+  // A copy: in-place ops on the input must not change the caller's tensor.
+  Bind(op.result(0), it->second.Clone());
+  return Status::Ok();
+}
+
+Status PirInterpreter::RunFetch(const newir::Operation& op, int index) {
+  const std::string* name = StringAttr(op, "name");
+  const int32_t* col = op.attribute("col").AsInt32();
+  if (name == nullptr || col == nullptr) {
+    return Fail(StatusCode::kInvalid, op, index,
+                "needs a string attribute 'name' and an int32 attribute 'col'");
+  }
+  IRM_ASSIGN_OR_RETURN(const Tensor* tensor, ReadTensor(op, index, 0));
+  // A copy, as Paddle's fetch: a later in-place op must not change what was fetched.
+  Tensor fetched = tensor->Clone();
+  if (op.num_results() == 1) Bind(op.result(0), fetched);
+  fetches_.emplace_back(*col, Fetch{*name, std::move(fetched)});
+  return Status::Ok();
+}
+
+// ---- values and diagnostics ---------------------------------------------------------------------
+
+StatusOr<const PirSlot*> PirInterpreter::Read(const newir::Operation& op, int index,
+                                              size_t operand) const {
+  const newir::Value* value = op.operand(operand);
+  if (value == nullptr) {
+    return Fail(StatusCode::kInvalid, op, index,
+                fmt::format("{} is absent", OperandLabel(op, operand)));
+  }
+  auto it = slots_.find(value);
+  if (it == slots_.end() || (!it->second.is_vector && !it->second.tensor.defined())) {
+    return Fail(StatusCode::kInvalid, op, index,
+                fmt::format("{} reads a value that was not computed", OperandLabel(op, operand)));
+  }
+  return &it->second;
+}
+
+StatusOr<const Tensor*> PirInterpreter::ReadTensor(const newir::Operation& op, int index,
+                                                   size_t operand) const {
+  IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, operand));
+  if (slot->is_vector) {
+    return Fail(StatusCode::kInvalid, op, index,
+                fmt::format("{} is a vector, not a tensor", OperandLabel(op, operand)));
+  }
+  return &slot->tensor;
+}
+
+void PirInterpreter::Bind(const newir::Value* value, Tensor tensor) {
+  PirSlot& slot = slots_[value];
+  slot.tensor = std::move(tensor);
+  slot.elements.clear();
+  slot.is_vector = false;
+}
+
+void PirInterpreter::Bind(const newir::Value* value, PirSlot slot) {
+  slots_[value] = std::move(slot);
+}
+
+std::string PirInterpreter::OperandLabel(const newir::Operation& op, size_t operand) {
+  const newir::OpInfo* info = op.info();
+  if (info == nullptr || info->operands.empty()) return fmt::format("operand {}", operand);
+  // An any_count slot is the last one and takes the remaining operands.
+  const size_t slot = std::min(operand, info->operands.size() - 1);
+  return fmt::format("operand {} ('{}')", operand, info->operands[slot].name);
+}
+
+Status PirInterpreter::Fail(StatusCode code, const newir::Operation& op, int index,
+                            std::string message) const {
+  return Locate(Status(code, Location{}, std::move(message)), op, index);
+}
+
+Status PirInterpreter::Locate(const Status& status, const newir::Operation& op, int index) const {
+  if (status.ok()) return status;
+  Diagnostic d = status.diagnostic();
+  d.location = Location::File(options_.file).AtOp(index, op.name());
+  std::string path;
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+    if (!path.empty()) path += ' ';
+    path += fmt::format("in region {} of op {} ({})", it->region, it->op_index, it->op->name());
+  }
+  d.location.detail = std::move(path);
+  return Status(status.code(), std::move(d));
+}
+
+}  // namespace irm::rt

@@ -1,0 +1,47 @@
+// PirExecutor: runs a new-IR program (newir::Program) op by op on the shared kernels, binding each
+// pd_op to its kernel through the new-IR binding table (pir_bindings.h) — never through the
+// translator's tables (architecture.md, invariant 1).
+//
+// Values map to tensors; a vector-typed value (builtin.combine, split's result) maps to a list of
+// tensors. Parameters are the tensors of the persistent Scope and share their storage, so an
+// in-place op on a parameter (adamw_, increment_, assign_out_) updates the Scope as PIR's in-place
+// semantics mean, without any set_parameter. builtin.set_parameter and builtin.shadow_output write
+// the Scope; pd_op.data and pd_op.feed read the feeds (copied, so that in-place ops on them never
+// change the caller's tensors); pd_op.fetch collects copies, ordered by col. pd_op.if runs one of
+// its regions and pd_op.while its body while the condition holds; a region's values are visible
+// to the ops nested in it. Communication ops need the multi-rank runtime and fail here.
+//
+// Every failure is a Status located at the op: the file (options.file), the op's index in its
+// block and its name, and for an op nested in regions the path up from it in Location::detail,
+// as the verifier writes it ("in region 0 of op 5 (pd_op.if)").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "newir/program.h"
+#include "reference_runtime/executor.h"
+
+namespace irm::rt {
+
+class PirExecutor : public Executor {
+ public:
+  // `program` must be verified (newir::VerifyProgram) and outlive the executor: it is kept by
+  // reference, not copied.
+  PirExecutor(const newir::Program& program, ExecutorOptions options);
+
+  StatusOr<std::vector<Fetch>> Run(Scope& persistent, const FeedMap& feeds) override;
+  // pd_op.data and pd_op.feed ops of the top block, in program order: the name, the declared
+  // dtype and shape (-1 for a dynamic dim), and for an integer input read as the ids of a
+  // pd_op.embedding the rows of its weight.
+  std::vector<FeedSpec> FeedSpecs() const override;
+  // The names of the top block's pd_op.fetch ops, ordered by col.
+  std::vector<std::string> FetchNames() const override;
+
+ private:
+  const newir::Program& program_;
+  ExecutorOptions options_;
+};
+
+}  // namespace irm::rt
