@@ -54,8 +54,8 @@ struct Fetch {
 };
 
 // A program input as declared: dtype and shape (-1 = any size), and for integer inputs that index
-// something (token ids into an embedding table) the exclusive upper bound of valid values (0 when
-// unknown), so that random feeds are valid feeds.
+// something (token ids into an embedding table, class labels of a cross entropy) the exclusive
+// upper bound of valid values (0 when unknown), so that random feeds are valid feeds.
 struct FeedSpec {
   std::string name;
   DType dtype = DType::kFloat32;

@@ -136,7 +136,7 @@ TEST(LegacyModelsTest, GptTokensAreBoundByTheVocabulary) {
   EXPECT_EQ(specs[0].name, "tokens");
   EXPECT_EQ(specs[0].index_bound, 11);
   EXPECT_EQ(specs[1].name, "labels");
-  EXPECT_EQ(specs[1].index_bound, 0);
+  EXPECT_EQ(specs[1].index_bound, 11);  // the classes of the softmax_with_cross_entropy
 }
 
 }  // namespace

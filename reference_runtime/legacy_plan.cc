@@ -289,18 +289,29 @@ class OpPlanner {
   PlannedOp planned_;
 };
 
-// The exclusive bound of ids fed to `name`: dim 0 of the W of a lookup_table_v2 reading it as
-// Ids (0 when none does or the dim is unknown).
+// The exclusive bound of integer values fed to `name`: dim 0 of the W of a lookup_table_v2
+// reading it as Ids, or the class count (Logits' last dim) of a softmax_with_cross_entropy
+// reading it as a hard Label; 0 when none does or the dim is unknown.
 int64_t IndexBound(const oldir::Program& program, const std::string& name) {
   for (int b = 0; b < program.num_blocks(); ++b) {
     const oldir::Block block = program.block(b);
     for (int i = 0; i < block.num_ops(); ++i) {
       const oldir::Op op = block.op(i);
-      if (op.type() != "lookup_table_v2" || op.SingleInput("Ids") != name) continue;
-      const std::optional<std::string> w = op.SingleInput("W");
-      if (!w) continue;
-      const std::optional<oldir::Var> decl = block.FindVarRecursive(*w);
-      if (decl && !decl->dims().empty() && decl->dims()[0] > 0) return decl->dims()[0];
+      std::optional<std::string> table;
+      bool last_dim = false;
+      if (op.type() == "lookup_table_v2" && op.SingleInput("Ids") == name) {
+        table = op.SingleInput("W");
+      } else if (op.type() == "softmax_with_cross_entropy" && op.SingleInput("Label") == name) {
+        const oldir::proto::OpDesc::Attr* soft = op.FindAttr("soft_label");
+        if (soft != nullptr && soft->b()) continue;
+        table = op.SingleInput("Logits");
+        last_dim = true;
+      }
+      if (!table) continue;
+      const std::optional<oldir::Var> decl = block.FindVarRecursive(*table);
+      if (!decl || decl->dims().empty()) continue;
+      const int64_t bound = last_dim ? decl->dims().back() : decl->dims()[0];
+      if (bound > 0) return bound;
     }
   }
   return 0;

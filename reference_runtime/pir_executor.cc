@@ -64,6 +64,35 @@ StatusOr<std::vector<Fetch>> PirExecutor::Run(Scope& persistent, const FeedMap& 
   return interpreter.TakeFetches();
 }
 
+namespace {
+
+// The exclusive bound of the integers `value` holds when an op reads them as indices: the rows of
+// the weight of a pd_op.embedding reading it as ids, the classes (the input's last dim) of a
+// pd_op.cross_entropy_with_softmax reading it as hard labels; 0 when unknown.
+int64_t IndexBound(const newir::Value& value) {
+  for (const newir::OpOperand* use = value.first_use(); use != nullptr; use = use->next_use()) {
+    const newir::Operation& reader = *use->owner();
+    const newir::Value* table = nullptr;
+    bool last_dim = false;
+    if (reader.name() == "pd_op.embedding" && use->index() == 0 && reader.num_operands() > 1) {
+      table = reader.operand(1);
+    } else if (reader.name() == "pd_op.cross_entropy_with_softmax" && use->index() == 1) {
+      const bool* soft = reader.attribute("soft_label").AsBool();
+      if (soft != nullptr && *soft) continue;
+      table = reader.operand(0);
+      last_dim = true;
+    }
+    if (table == nullptr || table->type().IsNull()) continue;
+    const std::vector<int64_t>& dims = table->type().dims();
+    if (dims.empty()) continue;
+    const int64_t bound = last_dim ? dims.back() : dims[0];
+    if (bound > 0) return bound;
+  }
+  return 0;
+}
+
+}  // namespace
+
 std::vector<FeedSpec> PirExecutor::FeedSpecs() const {
   std::vector<FeedSpec> specs;
   for (const newir::Operation& op : program_.block()) {
@@ -73,16 +102,7 @@ std::vector<FeedSpec> PirExecutor::FeedSpecs() const {
     const newir::Value& value = *op.result(0);
     spec.dtype = DTypeOfElementType(value.type().dtype()).value_or(DType::kFloat32);
     spec.shape = value.type().dims();
-    if (IsIntegerDType(spec.dtype)) {
-      // Ids of an embedding must index its weight's rows.
-      for (const newir::OpOperand* use = value.first_use(); use != nullptr; use = use->next_use()) {
-        const newir::Operation& reader = *use->owner();
-        if (reader.name() != "pd_op.embedding" || use->index() != 0) continue;
-        if (reader.num_operands() < 2 || reader.operand(1) == nullptr) continue;
-        const std::vector<int64_t>& weight = reader.operand(1)->type().dims();
-        if (!weight.empty() && weight[0] > 0) spec.index_bound = weight[0];
-      }
-    }
+    if (IsIntegerDType(spec.dtype)) spec.index_bound = IndexBound(value);
     specs.push_back(std::move(spec));
   }
   return specs;

@@ -647,10 +647,12 @@ TEST_F(PirExecutorTest, FeedSpecsAndFetchNames) {
     (%4) = "pd_op.feed" () {col:0,name:"label"} : () -> tensor<-1x1xi64>
     (%5) = "pd_op.fetch" (%3) {col:1,name:"out"} : (tensor<-1x5x8xf32>) -> tensor<-1x5x8xf32>
     (%6) = "pd_op.fetch" (%1) {col:0,name:"x"} : (tensor<-1x4xf32>) -> tensor<-1x4xf32>
+    (%7) = "pd_op.data" () {dtype:int64,name:"classes",place:Place(cpu),shape:[-1,1]} : () -> tensor<-1x1xi64>
+    (%8, %9) = "pd_op.cross_entropy_with_softmax" (%1, %7) {} : (tensor<-1x4xf32>, tensor<-1x1xi64>) -> tensor<-1x4xf32>, tensor<-1x1xf32>
 })");
   const PirExecutor executor(program, options_);
   const std::vector<FeedSpec> specs = executor.FeedSpecs();
-  ASSERT_EQ(specs.size(), 3u);
+  ASSERT_EQ(specs.size(), 4u);
   EXPECT_EQ(specs[0].name, "ids");
   EXPECT_EQ(specs[0].dtype, DType::kInt64);
   EXPECT_EQ(specs[0].shape, (std::vector<int64_t>{-1, 5}));
@@ -663,6 +665,8 @@ TEST_F(PirExecutorTest, FeedSpecsAndFetchNames) {
   EXPECT_EQ(specs[2].dtype, DType::kInt64);
   EXPECT_EQ(specs[2].shape, (std::vector<int64_t>{-1, 1}));
   EXPECT_EQ(specs[2].index_bound, 0);  // read by no embedding
+  EXPECT_EQ(specs[3].name, "classes");
+  EXPECT_EQ(specs[3].index_bound, 4);  // hard labels of a 4-class cross entropy
   EXPECT_EQ(executor.FetchNames(), (std::vector<std::string>{"x", "out"}));
 }
 

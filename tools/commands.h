@@ -13,6 +13,7 @@
 #include "oldir/models/mlp.h"
 #include "oldir/optimizer.h"
 #include "oldir/program_io.h"
+#include "reference_runtime/kernel.h"
 #include "tools/ir_format.h"
 #include "translator/translate.h"
 
@@ -92,6 +93,24 @@ struct BuildCommand {
   int steps = 1;
 };
 int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err);
+
+// Runs a program (legacy or new IR, by content) or one rank of a bundle on the reference runtime:
+// startup once, then `steps` steps of main; prints each step's fetches.
+struct RunCommand {
+  std::string input;               // a program file or a bundle directory
+  std::string startup;             // a startup program (a bundle rank's own by default)
+  int rank = 0;                    // the bundle rank to run
+  int steps = 0;                   // 0: the bundle's steps (1 for a program file)
+  std::vector<std::string> feeds;  // NAME=FILE.npy, used at every step
+  bool random_feeds = false;       // draw the other feeds from the seed, per step
+  std::optional<uint64_t> seed;    // default: the bundle's seed (0 for a program file)
+  int64_t batch_size = 4;          // the -1 dims of random feeds
+  std::vector<std::string> fetch;  // default: the program's fetch list
+  std::string save_params;         // a .pdiparams file for every persistable var afterwards
+  rt::GemmMode gemm = rt::GemmMode::kBlas;
+  bool json = false;  // JSON on stdout instead of one line per fetched tensor
+};
+int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err);
 
 // Prints a failed status as a diagnostic and returns its exit code.
 int Fail(const Status& status, std::ostream& err);

@@ -210,6 +210,43 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
                           "unsupported) on stderr");
   AddNewIrOptions(translate_app, &translate.newir);
 
+  RunCommand run;
+  CLI::App* run_app = app.add_subcommand(
+      "run",
+      "Run a program (legacy or new IR, by content) or one rank of a bundle on the reference "
+      "runtime: the startup program once, then N training steps; prints each step's fetches");
+  run_app->add_option("input", run.input, "Program file or bundle directory")->required();
+  run_app->add_option("--startup", run.startup,
+                      "Startup program run once before the steps (a bundle rank's own by "
+                      "default)");
+  run_app->add_option("--rank", run.rank, "The bundle rank to run")->capture_default_str();
+  run_app->add_option("--steps", run.steps, "Training steps (default: the bundle's, else 1)");
+  run_app->add_option("--feed", run.feeds, "A feed for every step: NAME=FILE.npy (repeatable)");
+  run_app->add_flag("--random-feeds", run.random_feeds,
+                    "Draw the feeds not given from the seed, anew each step (integer ids below "
+                    "the table size they index)");
+  run_app->add_option_function<uint64_t>(
+      "--seed", [&run](uint64_t seed) { run.seed = seed; },
+      "The run's seed: random feeds and random ops without their own seed (default: the "
+      "bundle's, else 0)");
+  run_app->add_option("--batch-size", run.batch_size, "The -1 dims of random feeds")
+      ->capture_default_str();
+  run_app->add_option("--fetch", run.fetch,
+                      "Fetch these instead of the program's fetch list: fetched names or "
+                      "persistable vars (repeatable)");
+  run_app->add_option("--save-params", run.save_params,
+                      "Save every persistable var afterwards to this .pdiparams file");
+  AddNamedOption(
+      run_app, "--gemm", &run.gemm, {"blas", "reference"},
+      [](std::string_view name) -> std::optional<rt::GemmMode> {
+        if (name == "blas") return rt::GemmMode::kBlas;
+        if (name == "reference") return rt::GemmMode::kReference;
+        return std::nullopt;
+      },
+      "Matrix products by OpenBLAS (blas, default) or by fixed-order loops whose bits are the "
+      "same on every machine (reference)");
+  run_app->add_flag("--json", run.json, "JSON on stdout: every step's fetches with hashes");
+
   BuildCommand build;
   CLI::App* build_app = app.add_subcommand(
       "build",
@@ -243,6 +280,7 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   if (convert_app->parsed()) return RunConvert(convert, out, err);
   if (opt_app->parsed()) return RunOpt(opt, out, err);
   if (translate_app->parsed()) return RunTranslate(translate, out, err);
+  if (run_app->parsed()) return RunRun(run, out, err);
   if (build_app->parsed()) {
     build.model = gpt_app->parsed() ? BuildCommand::Model::kGpt : BuildCommand::Model::kMlp;
     return RunBuild(build, out, err);
