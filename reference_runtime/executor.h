@@ -90,9 +90,9 @@ class Executor {
   virtual ~Executor() = default;
   // Runs the program once: feeds by name; persistable vars (parameters) read from and written to
   // `persistent`; returns the fetched tensors in fetch order. An error names the op (location with
-  // block, op index and type): kInvalid / kNotFound for bad input (a missing parameter or feed, a
-  // feed of the wrong dtype or shape, shapes a kernel rejects), kUnimplemented for an op without
-  // a binding or kernel.
+  // block, op index and type): kNotFound for a missing parameter or feed, kInvalidArgument for a
+  // feed of the wrong dtype or shape, kInvalid for what a kernel rejects (shapes that disagree),
+  // kUnimplemented for an op without a binding or kernel.
   virtual StatusOr<std::vector<Fetch>> Run(Scope& persistent, const FeedMap& feeds) = 0;
   // The inputs Run expects and the names it fetches, in order.
   virtual std::vector<FeedSpec> FeedSpecs() const = 0;

@@ -332,8 +332,9 @@ Status LegacyExecutor::RunFeed(const PlannedOp& op, RunState& state) const {
     fits = op.feed_dims[i] < 0 || op.feed_dims[i] == fed.dim(static_cast<int>(i));
   }
   if (!fits) {
+    // The caller's feed is wrong, not the program: bad input (exit 2 on the command line).
     return LegacyOpError(
-        op, StatusCode::kInvalid,
+        op, StatusCode::kInvalidArgument,
         fmt::format("feed '{}' is {}, but the var is declared {}{}", var.name, fed.Describe(),
                     DTypeName(op.feed_dtype), ShapeToString(op.feed_dims)),
         var.name);

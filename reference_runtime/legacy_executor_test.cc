@@ -94,7 +94,7 @@ TEST_F(LegacyExecutorTest, FeedErrors) {
   EXPECT_EQ(status.ToString(), "t.prototxt: block 0, op 0 (feed), var 'x': error: no feed for 'x'");
   status =
       h_.Run(FeedFetchProgram(), {{"x", MakeTensor(DType::kInt64, {4, 3})}, {"y", y}}).status();
-  EXPECT_EQ(status.code(), StatusCode::kInvalid);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(status.ToString(),
             "t.prototxt: block 0, op 0 (feed), var 'x': error: feed 'x' is int64[4, 3], but the "
             "var is declared float32[-1, 3]");

@@ -290,8 +290,9 @@ Status PirInterpreter::RunFeed(const newir::Operation& op, int index) {
   }
   const newir::Type& type = op.result(0)->type();
   if (!it->second.defined() || !FeedMatches(it->second, type)) {
+    // The caller's feed is wrong, not the program: bad input (exit 2 on the command line).
     return Fail(
-        StatusCode::kInvalid, op, index,
+        StatusCode::kInvalidArgument, op, index,
         fmt::format("feed '{}' is {} but the program declares {}", *name,
                     it->second.defined() ? it->second.Describe() : "undefined", type.ToString()));
   }

@@ -105,17 +105,19 @@ TEST_F(PirExecutorErrorsTest, AMissingFeed) {
 
 TEST_F(PirExecutorErrorsTest, AFeedOfAnotherDTypeOrShape) {
   const Tensor g = Of(DType::kInt64, {1, 2}, {2});
-  EXPECT_EQ(ErrorOf(kFeed, StatusCode::kInvalid, {{"f", Of(DType::kInt64, {1, 2, 3}, {1, 3})}}),
-            "t.pir: op 0 (pd_op.data): error: feed 'f' is int64[1, 3] but the program declares "
+  EXPECT_EQ(
+      ErrorOf(kFeed, StatusCode::kInvalidArgument, {{"f", Of(DType::kInt64, {1, 2, 3}, {1, 3})}}),
+      "t.pir: op 0 (pd_op.data): error: feed 'f' is int64[1, 3] but the program declares "
+      "builtin.tensor<-1x3xf32>");
+  EXPECT_EQ(ErrorOf(kFeed, StatusCode::kInvalidArgument,
+                    {{"f", Of(DType::kFloat32, {1, 2, 3, 4}, {1, 4})}}),
+            "t.pir: op 0 (pd_op.data): error: feed 'f' is float32[1, 4] but the program declares "
             "builtin.tensor<-1x3xf32>");
   EXPECT_EQ(
-      ErrorOf(kFeed, StatusCode::kInvalid, {{"f", Of(DType::kFloat32, {1, 2, 3, 4}, {1, 4})}}),
-      "t.pir: op 0 (pd_op.data): error: feed 'f' is float32[1, 4] but the program declares "
+      ErrorOf(kFeed, StatusCode::kInvalidArgument, {{"f", Of(DType::kFloat32, {1, 2, 3}, {3})}}),
+      "t.pir: op 0 (pd_op.data): error: feed 'f' is float32[3] but the program declares "
       "builtin.tensor<-1x3xf32>");
-  EXPECT_EQ(ErrorOf(kFeed, StatusCode::kInvalid, {{"f", Of(DType::kFloat32, {1, 2, 3}, {3})}}),
-            "t.pir: op 0 (pd_op.data): error: feed 'f' is float32[3] but the program declares "
-            "builtin.tensor<-1x3xf32>");
-  EXPECT_EQ(ErrorOf(kFeed, StatusCode::kInvalid,
+  EXPECT_EQ(ErrorOf(kFeed, StatusCode::kInvalidArgument,
                     {{"f", Of(DType::kFloat32, {1, 2, 3}, {1, 3})}, {"g", Tensor()}}),
             "t.pir: op 1 (pd_op.feed): error: feed 'g' is undefined but the program declares "
             "builtin.tensor<2xi64>");

@@ -28,9 +28,7 @@ void FillRandom(Tensor& t, const PhiloxStream& stream, int64_t index_bound) {
   }
 }
 
-Status InStep(Status status, int step) {
-  return status.AddNote(fmt::format("in step {}", step));
-}
+Status InStep(Status status, int step) { return status.AddNote(fmt::format("in step {}", step)); }
 
 }  // namespace
 

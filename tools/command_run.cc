@@ -238,7 +238,7 @@ int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
   StatusOr<std::vector<rt::StepResult>> ran =
       rt::RunTraining(startup.has_value() ? startup->executor.get() : nullptr, *main->executor,
                       scope, config, on_step);
-  if (!ran.ok()) return FailRun(ran.status(), err);
+  if (!ran.ok()) return FailRun(Status(ran.status()).InFile(inputs->main), err);
   if (command.json) {
     out << nlohmann::json{{"program", inputs->main},
                           {"ir", main->new_ir ? "pir" : "legacy"},
