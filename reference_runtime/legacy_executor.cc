@@ -10,45 +10,12 @@
 
 #include <fmt/format.h>
 
-#include "reference_runtime/half.h"
+#include "reference_runtime/dtype_visit.h"
 
 namespace irm::rt {
 namespace {
 
-// Element i of `t` (any runtime dtype) as a double; int64 beyond 2^53 rounds, as Paddle's
-// scalar tensors read into a double Scalar do.
-double ElementAsDouble(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kBool:
-      return t.data<bool>()[i] ? 1.0 : 0.0;
-    case DType::kInt8:
-      return t.data<int8_t>()[i];
-    case DType::kUInt8:
-      return t.data<uint8_t>()[i];
-    case DType::kInt16:
-      return t.data<int16_t>()[i];
-    case DType::kInt32:
-      return t.data<int32_t>()[i];
-    case DType::kInt64:
-      return static_cast<double>(t.data<int64_t>()[i]);
-    case DType::kFloat16:
-      return ToFloat(t.data<Float16>()[i]);
-    case DType::kBFloat16:
-      return ToFloat(t.data<BFloat16>()[i]);
-    case DType::kFloat32:
-      return t.data<float>()[i];
-    case DType::kFloat64:
-      return t.data<double>()[i];
-    default:
-      return 0.0;
-  }
-}
-
 bool IsIndexDType(DType dtype) { return dtype == DType::kInt32 || dtype == DType::kInt64; }
-
-int64_t ElementAsInt(const Tensor& t, int64_t i) {
-  return t.dtype() == DType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
-}
 
 Status Located(const PlannedOp& op, const Status& status) {
   Status located(status.code(), op.location, status.message());
@@ -312,8 +279,8 @@ StatusOr<AttrValue> LegacyExecutor::TensorAttrValue(const PlannedOp& op,
                            var.name);
     }
     if (kind == TensorAttrKind::kScalar) return AttrValue(ElementAsDouble(*t, 0));
-    if (kind == TensorAttrKind::kInt) return AttrValue(ElementAsInt(*t, 0));
-    for (int64_t i = 0; i < t->numel(); ++i) ints.push_back(ElementAsInt(*t, i));
+    if (kind == TensorAttrKind::kInt) return AttrValue(ElementAsInt64(*t, 0));
+    for (int64_t i = 0; i < t->numel(); ++i) ints.push_back(ElementAsInt64(*t, i));
   }
   return AttrValue(std::move(ints));
 }

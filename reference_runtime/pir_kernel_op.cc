@@ -9,6 +9,7 @@
 #include <cstring>
 #include <utility>
 
+#include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/philox.h"
 #include "reference_runtime/pir_interpreter.h"
 
@@ -22,40 +23,6 @@ bool IsIntegerDType(DType dtype) {
 
 bool IsRealDType(DType dtype) {
   return IsIntegerDType(dtype) || IsFloatingDType(dtype) || dtype == DType::kBool;
-}
-
-// Element i of an integer tensor.
-int64_t IntegerAt(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kInt8:
-      return t.data<int8_t>()[i];
-    case DType::kUInt8:
-      return t.data<uint8_t>()[i];
-    case DType::kInt16:
-      return t.data<int16_t>()[i];
-    case DType::kInt32:
-      return t.data<int32_t>()[i];
-    default:
-      return t.data<int64_t>()[i];
-  }
-}
-
-// Element i of a real tensor (bools read from their byte, as 0 or 1).
-double NumberAt(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kBool:
-      return static_cast<const uint8_t*>(t.raw())[i] != 0 ? 1.0 : 0.0;
-    case DType::kFloat16:
-      return ToFloat(t.data<Float16>()[i]);
-    case DType::kBFloat16:
-      return ToFloat(t.data<BFloat16>()[i]);
-    case DType::kFloat32:
-      return t.data<float>()[i];
-    case DType::kFloat64:
-      return t.data<double>()[i];
-    default:
-      return static_cast<double>(IntegerAt(t, i));
-  }
 }
 
 // The logical name of a value as the translator recorded it: its op's legacy_var_names entry, or
@@ -106,7 +73,7 @@ StatusOr<AttrValue> PirInterpreter::ReadMutable(const newir::Operation& op, int 
         return Fail(StatusCode::kInvalid, op, index,
                     fmt::format("{} must be an integer tensor, got {}", label, t.Describe()));
       }
-      for (int64_t i = 0; i < t.numel(); ++i) values.push_back(IntegerAt(t, i));
+      for (int64_t i = 0; i < t.numel(); ++i) values.push_back(ElementAsInt64(t, i));
       return AttrValue(std::move(values));
     }
     for (size_t k = 0; k < slot->elements.size(); ++k) {
@@ -117,7 +84,7 @@ StatusOr<AttrValue> PirInterpreter::ReadMutable(const newir::Operation& op, int 
                                 "got {}",
                                 k, label, t.Describe()));
       }
-      values.push_back(IntegerAt(t, 0));
+      values.push_back(ElementAsInt64(t, 0));
     }
     return AttrValue(std::move(values));
   }
@@ -132,14 +99,14 @@ StatusOr<AttrValue> PirInterpreter::ReadMutable(const newir::Operation& op, int 
                   fmt::format("{} must be an integer tensor holding one value, got {}", label,
                               t.Describe()));
     }
-    return AttrValue(IntegerAt(t, 0));
+    return AttrValue(ElementAsInt64(t, 0));
   }
   if (!IsRealDType(t.dtype()) || t.numel() != 1) {
     return Fail(
         StatusCode::kInvalid, op, index,
         fmt::format("{} must be a real tensor holding one value, got {}", label, t.Describe()));
   }
-  return AttrValue(NumberAt(t, 0));
+  return AttrValue(ElementAsDouble(t, 0));
 }
 
 StatusOr<DType> PirInterpreter::KernelDType(const newir::Operation& op, const OpBinding& binding,

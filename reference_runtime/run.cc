@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/kernels/numeric.h"
 #include "reference_runtime/philox.h"
 
@@ -39,40 +40,8 @@ Tensor RandomFeed(const FeedSpec& spec, uint64_t seed, int step, int64_t batch_s
   }
   Tensor t = Tensor::ZerosUnchecked(spec.dtype, std::move(shape));
   const PhiloxStream stream(seed, OpIdentity(fmt::format("feed:{}@step{}", spec.name, step)));
-  switch (spec.dtype) {
-    case DType::kBool:
-      FillRandom<bool>(t, stream, spec.index_bound);
-      break;
-    case DType::kInt8:
-      FillRandom<int8_t>(t, stream, spec.index_bound);
-      break;
-    case DType::kUInt8:
-      FillRandom<uint8_t>(t, stream, spec.index_bound);
-      break;
-    case DType::kInt16:
-      FillRandom<int16_t>(t, stream, spec.index_bound);
-      break;
-    case DType::kInt32:
-      FillRandom<int32_t>(t, stream, spec.index_bound);
-      break;
-    case DType::kInt64:
-      FillRandom<int64_t>(t, stream, spec.index_bound);
-      break;
-    case DType::kFloat16:
-      FillRandom<Float16>(t, stream, spec.index_bound);
-      break;
-    case DType::kBFloat16:
-      FillRandom<BFloat16>(t, stream, spec.index_bound);
-      break;
-    case DType::kFloat32:
-      FillRandom<float>(t, stream, spec.index_bound);
-      break;
-    case DType::kFloat64:
-      FillRandom<double>(t, stream, spec.index_bound);
-      break;
-    default:
-      break;  // complex feeds do not exist in the runtime (Zeros refuses them earlier)
-  }
+  VisitDType(spec.dtype,
+             [&](auto zero) { FillRandom<decltype(zero)>(t, stream, spec.index_bound); });
   return t;
 }
 

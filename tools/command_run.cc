@@ -15,7 +15,7 @@
 #include "common/npy.h"
 #include "oldir/bundle.h"
 #include "oldir/params_io.h"
-#include "reference_runtime/kernels/numeric.h"
+#include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/program_file.h"
 #include "reference_runtime/run.h"
 #include "tools/commands.h"
@@ -38,46 +38,7 @@ int FailRun(const Status& status, std::ostream& err) {
 std::vector<double> Values(const rt::Tensor& t) {
   std::vector<double> v;
   v.reserve(static_cast<size_t>(t.numel()));
-  auto read = [&](auto zero) {
-    using T = decltype(zero);
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      v.push_back(static_cast<double>(rt::Load<T>(t.data<T>()[i])));
-    }
-  };
-  switch (t.dtype()) {
-    case DType::kBool:
-      read(bool{});
-      break;
-    case DType::kInt8:
-      read(int8_t{});
-      break;
-    case DType::kUInt8:
-      read(uint8_t{});
-      break;
-    case DType::kInt16:
-      read(int16_t{});
-      break;
-    case DType::kInt32:
-      read(int32_t{});
-      break;
-    case DType::kInt64:
-      read(int64_t{});
-      break;
-    case DType::kFloat16:
-      read(rt::Float16{});
-      break;
-    case DType::kBFloat16:
-      read(rt::BFloat16{});
-      break;
-    case DType::kFloat32:
-      read(float{});
-      break;
-    case DType::kFloat64:
-      read(double{});
-      break;
-    default:
-      break;
-  }
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(rt::ElementAsDouble(t, i));
   return v;
 }
 

@@ -14,55 +14,16 @@
 #include <vector>
 
 #include "common/status.h"
+#include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/kernel.h"
 #include "reference_runtime/kernels/register.h"
 #include "reference_runtime/tensor.h"
 
 namespace irm::rt::data {
 
-inline constexpr std::array<DType, 10> kEveryDType = {
-    DType::kBool,  DType::kInt8,    DType::kUInt8,    DType::kInt16,   DType::kInt32,
-    DType::kInt64, DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
-
-// Calls f(T{}) with the element type of a runtime dtype; returns false (calling nothing) for a
-// dtype the runtime does not compute with.
-template <typename F>
-bool VisitDType(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::kBool:
-      f(bool{});
-      return true;
-    case DType::kInt8:
-      f(int8_t{});
-      return true;
-    case DType::kUInt8:
-      f(uint8_t{});
-      return true;
-    case DType::kInt16:
-      f(int16_t{});
-      return true;
-    case DType::kInt32:
-      f(int32_t{});
-      return true;
-    case DType::kInt64:
-      f(int64_t{});
-      return true;
-    case DType::kFloat16:
-      f(Float16{});
-      return true;
-    case DType::kBFloat16:
-      f(BFloat16{});
-      return true;
-    case DType::kFloat32:
-      f(float{});
-      return true;
-    case DType::kFloat64:
-      f(double{});
-      return true;
-    default:
-      return false;
-  }
-}
+// The runtime's dtype list and visitor (dtype_visit.h), under the names the data kernels use.
+using ::irm::rt::kEveryDType;
+using ::irm::rt::VisitDType;
 
 // Registers `fn` (which moves bytes and so does not care about the element type) for every
 // runtime dtype on the CPU.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/kernels/numeric.h"
 #include "reference_runtime/philox.h"
 
@@ -30,34 +31,6 @@ void Read(const Tensor& t, std::vector<double>& values) {
   for (int64_t i = 0; i < t.numel(); ++i) values.push_back(static_cast<double>(Load<T>(in[i])));
 }
 
-template <typename F>
-void Dispatch(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::kBool:
-      return f(bool{});
-    case DType::kInt8:
-      return f(int8_t{});
-    case DType::kUInt8:
-      return f(uint8_t{});
-    case DType::kInt16:
-      return f(int16_t{});
-    case DType::kInt32:
-      return f(int32_t{});
-    case DType::kInt64:
-      return f(int64_t{});
-    case DType::kFloat16:
-      return f(Float16{});
-    case DType::kBFloat16:
-      return f(BFloat16{});
-    case DType::kFloat32:
-      return f(float{});
-    case DType::kFloat64:
-      return f(double{});
-    default:
-      ADD_FAILURE() << "no runtime dtype " << DTypeName(dtype);
-  }
-}
-
 }  // namespace
 
 Tensor RandomTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed, double lo, double hi) {
@@ -68,21 +41,21 @@ Tensor RandomTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed, doub
     values[i] = lo + (hi - lo) * stream.UniformDouble(i);
     if (!IsFloatingDType(dtype)) values[i] = std::floor(values[i]);
   }
-  Dispatch(dtype, [&](auto zero) { Fill<decltype(zero)>(t, values); });
+  VisitDType(dtype, [&](auto zero) { Fill<decltype(zero)>(t, values); });
   return t;
 }
 
 std::vector<double> ToDoubles(const Tensor& t) {
   std::vector<double> values;
   values.reserve(static_cast<size_t>(t.numel()));
-  Dispatch(t.dtype(), [&](auto zero) { Read<decltype(zero)>(t, values); });
+  VisitDType(t.dtype(), [&](auto zero) { Read<decltype(zero)>(t, values); });
   return values;
 }
 
 Tensor FromDoubles(const std::vector<double>& values, std::vector<int64_t> shape, DType dtype) {
   Tensor t = Tensor::ZerosUnchecked(dtype, std::move(shape));
   EXPECT_EQ(static_cast<int64_t>(values.size()), t.numel());
-  Dispatch(dtype, [&](auto zero) { Fill<decltype(zero)>(t, values); });
+  VisitDType(dtype, [&](auto zero) { Fill<decltype(zero)>(t, values); });
   return t;
 }
 
