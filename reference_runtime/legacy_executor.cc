@@ -100,6 +100,7 @@ std::vector<std::string> LegacyExecutor::FetchNames() const { return plan_.fetch
 StatusOr<std::vector<Fetch>> LegacyExecutor::Run(Scope& persistent, const FeedMap& feeds) {
   IRM_RETURN_IF_ERROR(plan_status_);
   Scope step(&persistent);
+  if (plan_.feeds_by_name) IRM_RETURN_IF_ERROR(FeedByName(step, feeds));
   RunState state{persistent, feeds, {}, {}};
   IRM_RETURN_IF_ERROR(RunBlock(0, step, state));
   std::stable_sort(state.fetched.begin(), state.fetched.end(),
@@ -285,28 +286,50 @@ StatusOr<AttrValue> LegacyExecutor::TensorAttrValue(const PlannedOp& op,
   return AttrValue(std::move(ints));
 }
 
-Status LegacyExecutor::RunFeed(const PlannedOp& op, RunState& state) const {
-  const PlannedVar& var = op.outputs[0];
-  auto it = state.feeds.find(var.name);
-  if (it == state.feeds.end()) {
-    return LegacyOpError(op, StatusCode::kNotFound, fmt::format("no feed for '{}'", var.name),
-                         var.name);
+namespace {
+
+// The feed for `name`, checked against its declared dtype and dims (-1 matches any size); errors
+// at `location`.
+StatusOr<const Tensor*> CheckedFeed(const FeedMap& feeds, const std::string& name, DType dtype,
+                                    const std::vector<int64_t>& dims, Location location) {
+  location.var = name;
+  auto it = feeds.find(name);
+  if (it == feeds.end()) {
+    return Status(StatusCode::kNotFound, location, fmt::format("no feed for '{}'", name));
   }
   const Tensor& fed = it->second;
-  bool fits = fed.defined() && fed.dtype() == op.feed_dtype &&
-              fed.rank() == static_cast<int>(op.feed_dims.size());
-  for (size_t i = 0; fits && i < op.feed_dims.size(); ++i) {
-    fits = op.feed_dims[i] < 0 || op.feed_dims[i] == fed.dim(static_cast<int>(i));
+  bool fits = fed.defined() && fed.dtype() == dtype && fed.rank() == static_cast<int>(dims.size());
+  for (size_t i = 0; fits && i < dims.size(); ++i) {
+    fits = dims[i] < 0 || dims[i] == fed.dim(static_cast<int>(i));
   }
   if (!fits) {
     // The caller's feed is wrong, not the program: bad input (exit 2 on the command line).
-    return LegacyOpError(
-        op, StatusCode::kInvalidArgument,
-        fmt::format("feed '{}' is {}, but the var is declared {}{}", var.name, fed.Describe(),
-                    DTypeName(op.feed_dtype), ShapeToString(op.feed_dims)),
-        var.name);
+    return Status(StatusCode::kInvalidArgument, location,
+                  fmt::format("feed '{}' is {}, but the var is declared {}{}", name, fed.Describe(),
+                              DTypeName(dtype), ShapeToString(dims)));
   }
-  Write(var, fed.Clone(), state);
+  return &fed;
+}
+
+}  // namespace
+
+Status LegacyExecutor::RunFeed(const PlannedOp& op, RunState& state) const {
+  const PlannedVar& var = op.outputs[0];
+  IRM_ASSIGN_OR_RETURN(const Tensor* fed, CheckedFeed(state.feeds, var.name, op.feed_dtype,
+                                                      op.feed_dims, op.location));
+  Write(var, fed->Clone(), state);
+  return Status::Ok();
+}
+
+Status LegacyExecutor::FeedByName(Scope& step, const FeedMap& feeds) const {
+  for (const FeedSpec& spec : plan_.feeds) {
+    // Not fed but already in the scope (set by the caller, or by an earlier program): Paddle's
+    // executor reads it from there.
+    if (!feeds.contains(spec.name) && step.Find(spec.name) != nullptr) continue;
+    IRM_ASSIGN_OR_RETURN(const Tensor* fed, CheckedFeed(feeds, spec.name, spec.dtype, spec.shape,
+                                                        Location::File(options_.file).InBlock(0)));
+    step.SetLocal(spec.name, fed->Clone());
+  }
   return Status::Ok();
 }
 

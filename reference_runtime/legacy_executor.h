@@ -62,6 +62,8 @@ class LegacyExecutor : public Executor {
   // `written`, when given, records which outputs the kernel produced.
   Status RunKernelOp(const PlannedOp& op, RunState& state, std::vector<bool>* written) const;
   Status RunFeed(const PlannedOp& op, RunState& state) const;
+  // A program without feed ops: its data vars from `feeds`, into the step's scope.
+  Status FeedByName(Scope& step, const FeedMap& feeds) const;
   Status RunFetch(const PlannedOp& op, RunState& state) const;
   // legacy_control_flow.cc
   Status RunConditionalBlock(const PlannedOp& op, RunState& state) const;

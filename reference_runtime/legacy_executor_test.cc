@@ -58,6 +58,34 @@ TEST_F(LegacyExecutorTest, FeedsByNameFetchesByColumn) {
   EXPECT_FALSE((*fetched)[1].tensor.SharesStorageWith(y));
 }
 
+// A program saved without feed ops (as Paddle's Executor.run(feed=...) receives it): its data
+// vars (need_check_feed) are fed by name, checked like feed ops, or found in the scope.
+TEST_F(LegacyExecutorTest, ProgramsWithoutFeedOpsAreFedTheirDataVarsByName) {
+  const std::string program =
+      "blocks { idx: 0 parent_idx: -1 "
+      "vars { name: \"x\" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: FP32 "
+      "dims: -1 dims: 3 } } } need_check_feed: true } " +
+      DenseVar("s", "FP32", {-1, 3}) +
+      OpText("scale", {{"X", {"x"}}}, {{"Out", {"s"}}}, {FloatAttr("scale", 2.0f)}) +
+      FetchOp("s", 0) + "}";
+  LegacyExecutor executor(testing::ParseTestProgram(program), h_.options);
+  ASSERT_OK(executor.plan_status());
+  ASSERT_EQ(executor.FeedSpecs().size(), 1u);
+  EXPECT_EQ(executor.FeedSpecs()[0].name, "x");
+  EXPECT_EQ(executor.FeedSpecs()[0].shape, (std::vector<int64_t>{-1, 3}));
+  const Tensor x = MakeTensor(DType::kFloat32, {1, 3}, {1, 2, 3});
+  StatusOr<std::vector<Fetch>> fetched = h_.Run(program, {{"x", x}});
+  ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
+  EXPECT_EQ(ToDoubles((*fetched)[0].tensor), (std::vector<double>{2, 4, 6}));
+  EXPECT_EQ(h_.Run(program, {{"x", MakeTensor(DType::kFloat32, {3})}}).status().ToString(),
+            "t.prototxt: block 0, var 'x': error: feed 'x' is float32[3], but the var is "
+            "declared float32[-1, 3]");
+  EXPECT_EQ(h_.Run(program, {}).status().ToString(),
+            "t.prototxt: block 0, var 'x': error: no feed for 'x'");
+  h_.persistent.SetLocal("x", x);
+  EXPECT_TRUE(h_.Run(program, {}).ok());
+}
+
 TEST_F(LegacyExecutorTest, FeedSpecsAndFetchNames) {
   LegacyExecutor executor(testing::ParseTestProgram(FeedFetchProgram()), h_.options);
   ASSERT_OK(executor.plan_status());

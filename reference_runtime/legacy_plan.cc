@@ -332,6 +332,18 @@ Status CollectFeedsAndFetches(const oldir::Program& program, LegacyPlan& plan) {
   std::stable_sort(feeds.begin(), feeds.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [col, spec] : feeds) plan.feeds.push_back(std::move(spec));
+  if (feeds.empty()) {
+    for (const auto& desc : program.root().desc().vars()) {
+      const oldir::Var var(&desc);
+      const std::optional<oldir::proto::VarType::Type> type = var.dtype();
+      if (!var.need_check_feed() || var.persistable() || !type) continue;
+      const std::optional<DType> dtype = oldir::DTypeFromVarType(*type);
+      if (!dtype) continue;
+      plan.feeds.push_back(
+          FeedSpec{var.name(), *dtype, var.dims(), IndexBound(program, var.name())});
+      plan.feeds_by_name = true;
+    }
+  }
   std::stable_sort(fetches.begin(), fetches.end(),
                    [](const PlannedOp* a, const PlannedOp* b) { return a->col < b->col; });
   for (size_t i = 0; i < fetches.size(); ++i) {

@@ -75,8 +75,12 @@ struct PlannedOp {
 
 struct LegacyPlan {
   std::vector<std::vector<PlannedOp>> blocks;  // by block position
-  std::vector<FeedSpec> feeds;                 // block 0's feed ops, by col
-  std::vector<std::string> fetches;            // block 0's fetch ops' vars, by col
+  // Block 0's feed ops, by col; for a program without feed ops, its data vars (need_check_feed)
+  // in declaration order, fed by name before block 0 runs (or found in the scope when not fed),
+  // as Paddle's Executor.run(feed=...) feeds a program it was handed without feed ops.
+  std::vector<FeedSpec> feeds;
+  bool feeds_by_name = false;
+  std::vector<std::string> fetches;  // block 0's fetch ops' vars, by col
 };
 
 // Plans every op of every block. `file` names the program in the locations. Errors: kInvalid for
