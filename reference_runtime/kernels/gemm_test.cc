@@ -178,8 +178,9 @@ TEST(GemmTest, ReferenceIsCloseToFloat64) {
 
 template <typename T>
 void ExpectBlasBitsIndependentOfThreads() {
-  // Two and three row blocks, with sizes at which OpenBLAS's own threading changes bits.
-  for (const Dims& d : std::vector<Dims>{{257, 129, 300}, {512, 64, 1000}, {700, 333, 450}}) {
+  // Two and three row blocks (of 1024 rows), with sizes at which OpenBLAS's own threading
+  // changes bits.
+  for (const Dims& d : std::vector<Dims>{{1025, 129, 300}, {2048, 64, 1000}, {2100, 333, 450}}) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         const Operands ops = MakeOperands(DTypeOf<T>(), d, ta, tb, 55);
