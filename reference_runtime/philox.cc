@@ -32,9 +32,9 @@ PhiloxBlock Philox4x32(PhiloxBlock c, std::array<uint32_t, 2> key) {
   return c;
 }
 
-uint64_t OpIdentity(std::string_view logical_name) {
+uint64_t Fnv1a(std::string_view bytes) {
   uint64_t h = 0xcbf29ce484222325ull;
-  for (char ch : logical_name) {
+  for (char ch : bytes) {
     h ^= static_cast<unsigned char>(ch);
     h *= 0x100000001b3ull;
   }

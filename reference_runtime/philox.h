@@ -19,8 +19,12 @@ using PhiloxBlock = std::array<uint32_t, 4>;
 // The ten-round Philox-4x32 bijection of `counter` under `key`.
 PhiloxBlock Philox4x32(PhiloxBlock counter, std::array<uint32_t, 2> key);
 
-// A stable 64-bit identity for an op from its first output's logical name (FNV-1a).
-uint64_t OpIdentity(std::string_view logical_name);
+// 64-bit FNV-1a of the bytes: op identities here, and the content hashes of tensors that runs
+// report (equal hashes, equal bits with overwhelming likelihood).
+uint64_t Fnv1a(std::string_view bytes);
+
+// A stable 64-bit identity for an op from its first output's logical name.
+inline uint64_t OpIdentity(std::string_view logical_name) { return Fnv1a(logical_name); }
 
 // The random stream of one op.
 class PhiloxStream {

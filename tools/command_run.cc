@@ -16,6 +16,7 @@
 #include "oldir/bundle.h"
 #include "oldir/params_io.h"
 #include "reference_runtime/dtype_visit.h"
+#include "reference_runtime/philox.h"
 #include "reference_runtime/program_file.h"
 #include "reference_runtime/run.h"
 #include "tools/commands.h"
@@ -42,15 +43,9 @@ std::vector<double> Values(const rt::Tensor& t) {
   return v;
 }
 
-// FNV-1a of the bytes: equal hashes, equal bits (with overwhelming likelihood).
+// The bytes' FNV-1a: equal hashes, equal bits (with overwhelming likelihood).
 uint64_t HashBytes(const rt::Tensor& t) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  const auto* bytes = static_cast<const unsigned char*>(t.raw());
-  for (size_t i = 0; i < t.nbytes(); ++i) {
-    h ^= bytes[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
+  return rt::Fnv1a(std::string_view(static_cast<const char*>(t.raw()), t.nbytes()));
 }
 
 std::string Summary(const rt::Fetch& f) {
