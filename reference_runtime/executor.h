@@ -20,6 +20,8 @@
 
 namespace irm::rt {
 
+struct CommContext;  // reference_runtime/comm/comm_context.h
+
 // Named tensors, over an enclosing scope (legacy sub-blocks run in child scopes: a name they do
 // not declare is looked up, and written, where an enclosing scope has it).
 class Scope {
@@ -83,6 +85,9 @@ struct ExecutorOptions {
   const OpObserver* observer = nullptr;
   // Names the program in diagnostics.
   std::string file;
+  // This rank's communicators and call-site fields (comm/comm_context.h), kept by the caller;
+  // null: communication ops fail as needing the multi-rank runtime.
+  const CommContext* comm = nullptr;
 };
 
 class Executor {

@@ -85,7 +85,8 @@ Status LegacyOpError(const PlannedOp& op, StatusCode code, std::string message,
 LegacyExecutor::LegacyExecutor(const oldir::Program& program, ExecutorOptions options)
     : options_(std::move(options)),
       kernels_(options_.kernels != nullptr ? options_.kernels : &KernelRegistry::Global()) {
-  StatusOr<LegacyPlan> plan = PlanLegacyProgram(program, options_.file);
+  StatusOr<LegacyPlan> plan =
+      PlanLegacyProgram(program, options_.file, /*multi_rank=*/options_.comm != nullptr);
   if (plan.ok()) {
     plan_ = std::move(plan).value();
   } else {
@@ -146,6 +147,9 @@ Status LegacyExecutor::RunOp(const PlannedOp& op, RunState& state) const {
       IRM_RETURN_IF_ERROR(RunWhile(op, state));
       break;
     case PlannedKind::kNoOp:
+      break;
+    case PlannedKind::kComm:
+      IRM_RETURN_IF_ERROR(RunCommOp(op, state));
       break;
   }
   if (options_.observer != nullptr) Observe(op, state, written);

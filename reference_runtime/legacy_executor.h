@@ -69,6 +69,8 @@ class LegacyExecutor : public Executor {
   Status RunConditionalBlock(const PlannedOp& op, RunState& state) const;
   Status RunWhile(const PlannedOp& op, RunState& state) const;
   Status RunSubBlock(const PlannedOp& op, RunState& state) const;
+  // legacy_comm_ops.cc
+  Status RunCommOp(const PlannedOp& op, RunState& state) const;
 
   // The tensor of a var the op reads: kNotFound naming the var when no scope has it.
   StatusOr<const Tensor*> Read(const PlannedOp& op, const PlannedVar& var,

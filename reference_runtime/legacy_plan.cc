@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "oldir/params_io.h"
+#include "reference_runtime/legacy_comm_ops.h"
 #include "reference_runtime/philox.h"
 
 namespace irm::rt {
@@ -53,8 +54,12 @@ class VarResolver {
 class OpPlanner {
  public:
   OpPlanner(const oldir::Program& program, const oldir::Block& block, int index,
-            const std::string& file)
-      : program_(program), block_(block), op_(block.op(index)), resolver_(program, block) {
+            const std::string& file, bool multi_rank)
+      : program_(program),
+        block_(block),
+        op_(block.op(index)),
+        resolver_(program, block),
+        multi_rank_(multi_rank) {
     planned_.block = block.position();
     planned_.index = index;
     planned_.type = op_.type();
@@ -274,9 +279,17 @@ class OpPlanner {
       case LegacyBuiltin::kOrderingNoOp:
         planned_.kind = PlannedKind::kNoOp;
         break;
-      case LegacyBuiltin::kNeedsMultiRank:
-        return Error(StatusCode::kUnimplemented,
-                     fmt::format("'{}' needs the multi-rank runtime", op_.type()));
+      case LegacyBuiltin::kNeedsMultiRank: {
+        if (!multi_rank_) {
+          return Error(StatusCode::kUnimplemented,
+                       fmt::format("'{}' needs the multi-rank runtime", op_.type()));
+        }
+        planned_.kind = PlannedKind::kComm;
+        Status planned = PlanLegacyCommOp(
+            op_, [&](const std::string& name) { return resolver_.Resolve(name); }, planned_);
+        if (!planned.ok()) return Error(planned.code(), planned.message());
+        break;
+      }
     }
     if (planned_.kind != PlannedKind::kFetch) ObserveAllOutputs();
     return Status::Ok();
@@ -286,6 +299,7 @@ class OpPlanner {
   const oldir::Block& block_;
   oldir::Op op_;
   VarResolver resolver_;
+  bool multi_rank_;
   PlannedOp planned_;
 };
 
@@ -359,7 +373,8 @@ Status CollectFeedsAndFetches(const oldir::Program& program, LegacyPlan& plan) {
 
 }  // namespace
 
-StatusOr<LegacyPlan> PlanLegacyProgram(const oldir::Program& program, const std::string& file) {
+StatusOr<LegacyPlan> PlanLegacyProgram(const oldir::Program& program, const std::string& file,
+                                       bool multi_rank) {
   if (program.num_blocks() == 0) {
     return Status(StatusCode::kInvalid, Location::File(file), "the program has no blocks");
   }
@@ -368,7 +383,7 @@ StatusOr<LegacyPlan> PlanLegacyProgram(const oldir::Program& program, const std:
   for (int b = 0; b < program.num_blocks(); ++b) {
     const oldir::Block block = program.block(b);
     for (int i = 0; i < block.num_ops(); ++i) {
-      IRM_ASSIGN_OR_RETURN(PlannedOp op, OpPlanner(program, block, i, file).Plan());
+      IRM_ASSIGN_OR_RETURN(PlannedOp op, OpPlanner(program, block, i, file, multi_rank).Plan());
       plan.blocks[static_cast<size_t>(b)].push_back(std::move(op));
     }
   }

@@ -33,7 +33,16 @@ struct PlannedTensorAttr {
   std::vector<PlannedVar> vars;
 };
 
-enum class PlannedKind : uint8_t { kKernel, kFeed, kFetch, kConditionalBlock, kWhile, kNoOp };
+// kComm: a communication op (legacy_comm_ops.h), planned only for an executor with a CommContext.
+enum class PlannedKind : uint8_t {
+  kKernel,
+  kFeed,
+  kFetch,
+  kConditionalBlock,
+  kWhile,
+  kNoOp,
+  kComm,
+};
 
 // An output var as the observer reports it: `output` is the kernel output that writes it, -1 for
 // a var no kernel output writes (transpose2's XShape, control-flow outputs).
@@ -86,7 +95,9 @@ struct LegacyPlan {
 // Plans every op of every block. `file` names the program in the locations. Errors: kInvalid for
 // a malformed op (a slot with the wrong number of vars, an attribute that does not convert, a
 // sub-block out of range, a feed target that is not a declared dense tensor, two fetch ops of one
-// column), kUnimplemented for an op type without a binding and for communication ops.
-StatusOr<LegacyPlan> PlanLegacyProgram(const oldir::Program& program, const std::string& file);
+// column), kUnimplemented for an op type without a binding and, unless `multi_rank`, for
+// communication ops.
+StatusOr<LegacyPlan> PlanLegacyProgram(const oldir::Program& program, const std::string& file,
+                                       bool multi_rank = false);
 
 }  // namespace irm::rt

@@ -191,6 +191,7 @@ Status PirInterpreter::Dispatch(const newir::Operation& op, int index, int depth
     case BindingKind::kPassThrough:
       return RunPassThrough(op, index);
     case BindingKind::kCommunication:
+      if (options_.comm != nullptr) return RunCommOp(op, *binding, index);
       break;
   }
   return Fail(StatusCode::kUnimplemented, op, index,

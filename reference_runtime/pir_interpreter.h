@@ -56,6 +56,8 @@ class PirInterpreter {
   // Ops of the binding table.
   Status RunPassThrough(const newir::Operation& op, int index);
   Status RunKernelOp(const newir::Operation& op, const OpBinding& binding, int index);
+  // Communication ops, on options_.comm's communicators (pir_comm_ops.cc).
+  Status RunCommOp(const newir::Operation& op, const OpBinding& binding, int index);
   StatusOr<AttrValue> ReadMutable(const newir::Operation& op, int index, size_t operand,
                                   OperandRole role) const;
   StatusOr<DType> KernelDType(const newir::Operation& op, const OpBinding& binding, int index,

@@ -165,6 +165,13 @@ StatusOr<Communicator*> ThreadWorld::For(int rank, int ring_id) {
                             fmt::join(group->spec.ranks, ", "), rank));
 }
 
+CommContext ThreadWorld::Context(int rank) {
+  CommContext context;
+  context.rank = rank;
+  context.communicator = [this, rank](int ring_id) { return For(rank, ring_id); };
+  return context;
+}
+
 const CommTrace* ThreadWorld::trace(int rank) const {
   if (!options_.trace || rank < 0 || rank >= world_size_) return nullptr;
   return traces_[static_cast<size_t>(rank)].get();

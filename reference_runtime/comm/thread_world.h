@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "reference_runtime/comm/comm_context.h"
 #include "reference_runtime/comm/comm_trace.h"
 #include "reference_runtime/comm/communicator.h"
 #include "reference_runtime/comm/watchdog.h"
@@ -55,6 +56,9 @@ class ThreadWorld {
   // The communicator of global rank `rank` in group `ring_id`, to be used only by that rank's
   // thread. kNotFound for an unknown ring, kInvalidArgument for a rank outside it.
   StatusOr<Communicator*> For(int rank, int ring_id);
+  // The CommContext of `rank` for an executor: its communicators through For. The world must
+  // outlive it.
+  CommContext Context(int rank);
 
   // Runs fn(0) ... fn(N-1) on N threads and waits for all of them. Returns OK, or the first
   // failure in rank order among the ranks that failed on their own (a rank woken because another
