@@ -1,7 +1,19 @@
-// Scope (executor.h).
+// Scope and the default Executor::RunJob (executor.h).
 #include "reference_runtime/executor.h"
 
 namespace irm::rt {
+
+StatusOr<std::vector<Fetch>> Executor::RunJob(Scope& /*persistent*/, Scope& /*job_scope*/,
+                                              const FeedMap& /*feeds*/) {
+  return Status(StatusCode::kUnimplemented, Location{},
+                "this executor cannot run a program as a job of a plan");
+}
+
+Status CheckJobScope(const Scope& persistent, const Scope& job_scope) {
+  if (job_scope.parent() == &persistent) return Status::Ok();
+  return Status(StatusCode::kInvalidArgument, Location{},
+                "a job's scope must be a child of the persistent scope");
+}
 
 Tensor* Scope::FindLocal(std::string_view name) {
   auto it = tensors_.find(name);

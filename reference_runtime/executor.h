@@ -99,9 +99,19 @@ class Executor {
   // feed of the wrong dtype or shape, kInvalid for what a kernel rejects (shapes that disagree),
   // kUnimplemented for an op without a binding or kernel.
   virtual StatusOr<std::vector<Fetch>> Run(Scope& persistent, const FeedMap& feeds) = 0;
+  // Runs the program as one job of a plan (plan_executor.h): as Run, but the job's other values
+  // live in `job_scope`, a child of `persistent` that holds its micro-batch's values across the
+  // micro-batch's jobs, so a later job reads by name what an earlier one wrote (Paddle runs each
+  // job in its micro-batch's scope). kInvalidArgument when `job_scope`'s parent is not
+  // `persistent`; this default: kUnimplemented.
+  virtual StatusOr<std::vector<Fetch>> RunJob(Scope& persistent, Scope& job_scope,
+                                              const FeedMap& feeds);
   // The inputs Run expects and the names it fetches, in order.
   virtual std::vector<FeedSpec> FeedSpecs() const = 0;
   virtual std::vector<std::string> FetchNames() const = 0;
 };
+
+// RunJob's precondition: OK when `job_scope` is a child of `persistent`.
+Status CheckJobScope(const Scope& persistent, const Scope& job_scope);
 
 }  // namespace irm::rt

@@ -99,8 +99,19 @@ std::vector<FeedSpec> LegacyExecutor::FeedSpecs() const { return plan_.feeds; }
 std::vector<std::string> LegacyExecutor::FetchNames() const { return plan_.fetches; }
 
 StatusOr<std::vector<Fetch>> LegacyExecutor::Run(Scope& persistent, const FeedMap& feeds) {
-  IRM_RETURN_IF_ERROR(plan_status_);
   Scope step(&persistent);
+  return RunIn(persistent, step, feeds);
+}
+
+StatusOr<std::vector<Fetch>> LegacyExecutor::RunJob(Scope& persistent, Scope& job_scope,
+                                                    const FeedMap& feeds) {
+  IRM_RETURN_IF_ERROR(CheckJobScope(persistent, job_scope));
+  return RunIn(persistent, job_scope, feeds);
+}
+
+StatusOr<std::vector<Fetch>> LegacyExecutor::RunIn(Scope& persistent, Scope& step,
+                                                   const FeedMap& feeds) const {
+  IRM_RETURN_IF_ERROR(plan_status_);
   if (plan_.feeds_by_name) IRM_RETURN_IF_ERROR(FeedByName(step, feeds));
   RunState state{persistent, feeds, {}, {}};
   IRM_RETURN_IF_ERROR(RunBlock(0, step, state));

@@ -12,6 +12,8 @@
 // allocation and as the translated in-place op does; every other write rebinds the var to the
 // kernel's fresh tensor. Feeds are copied in and fetches copied out, so neither aliases the step.
 // The plan is read-only once built: Runs on different persistent scopes may go on at once.
+// RunJob keeps the step's other vars in the caller's micro-batch scope instead, where the
+// micro-batch's later jobs read them.
 #pragma once
 
 #include <string>
@@ -32,6 +34,9 @@ class LegacyExecutor : public Executor {
   LegacyExecutor(const oldir::Program& program, ExecutorOptions options);
 
   StatusOr<std::vector<Fetch>> Run(Scope& persistent, const FeedMap& feeds) override;
+  // The step's non-persistable vars live in `job_scope` and stay there after the job.
+  StatusOr<std::vector<Fetch>> RunJob(Scope& persistent, Scope& job_scope,
+                                      const FeedMap& feeds) override;
   std::vector<FeedSpec> FeedSpecs() const override;
   std::vector<std::string> FetchNames() const override;
 
@@ -57,6 +62,8 @@ class LegacyExecutor : public Executor {
     Scope& scope() const { return *frames.back().scope; }
   };
 
+  // Run and RunJob: block 0 with its vars in `step`, a child of `persistent`.
+  StatusOr<std::vector<Fetch>> RunIn(Scope& persistent, Scope& step, const FeedMap& feeds) const;
   Status RunBlock(int block, Scope& scope, RunState& state) const;
   Status RunOp(const PlannedOp& op, RunState& state) const;
   // `written`, when given, records which outputs the kernel produced.

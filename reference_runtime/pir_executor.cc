@@ -64,6 +64,14 @@ StatusOr<std::vector<Fetch>> PirExecutor::Run(Scope& persistent, const FeedMap& 
   return interpreter.TakeFetches();
 }
 
+StatusOr<std::vector<Fetch>> PirExecutor::RunJob(Scope& persistent, Scope& job_scope,
+                                                 const FeedMap& feeds) {
+  IRM_RETURN_IF_ERROR(CheckJobScope(persistent, job_scope));
+  PirInterpreter interpreter(options_, persistent, feeds, &job_scope);
+  IRM_RETURN_IF_ERROR(interpreter.RunBlock(program_.block(), 0).status());
+  return interpreter.TakeFetches();
+}
+
 namespace {
 
 // The exclusive bound of the integers `value` holds when an op reads them as indices: the rows of
@@ -126,12 +134,13 @@ std::vector<std::string> PirExecutor::FetchNames() const {
 // ---- PirInterpreter: blocks and ops -------------------------------------------------------------
 
 PirInterpreter::PirInterpreter(const ExecutorOptions& options, Scope& persistent,
-                               const FeedMap& feeds)
+                               const FeedMap& feeds, Scope* job_scope)
     : options_(options),
       kernels_(options.kernels != nullptr ? *options.kernels : KernelRegistry::Global()),
       bindings_(PirBindings::Global()),
       persistent_(persistent),
-      feeds_(feeds) {}
+      feeds_(feeds),
+      job_scope_(job_scope) {}
 
 StatusOr<std::vector<PirSlot>> PirInterpreter::RunBlock(const newir::Block& block, int depth) {
   int index = 0;
@@ -240,6 +249,11 @@ Status PirInterpreter::RunScopeWrite(const newir::Operation& op, int index, cons
                 fmt::format("needs a string attribute '{}'", name_attr));
   }
   IRM_ASSIGN_OR_RETURN(const Tensor* tensor, ReadTensor(op, index, 0));
+  // In a job, a value handed on to the micro-batch's later jobs; a persistable var stays shared.
+  if (job_scope_ != nullptr && persistent_.Find(*name) == nullptr) {
+    job_scope_->SetLocal(*name, *tensor);
+    return Status::Ok();
+  }
   persistent_.Set(*name, *tensor);
   return Status::Ok();
 }
@@ -287,6 +301,7 @@ Status PirInterpreter::RunFeed(const newir::Operation& op, int index) {
   }
   auto it = feeds_.find(*name);
   if (it == feeds_.end()) {
+    if (job_scope_ != nullptr) return RunJobInput(op, index, *name);
     return Fail(StatusCode::kNotFound, op, index, fmt::format("feed '{}' is missing", *name));
   }
   const newir::Type& type = op.result(0)->type();
@@ -299,6 +314,23 @@ Status PirInterpreter::RunFeed(const newir::Operation& op, int index) {
   }
   // A copy: in-place ops on the input must not change the caller's tensor.
   Bind(op.result(0), it->second.Clone());
+  return Status::Ok();
+}
+
+Status PirInterpreter::RunJobInput(const newir::Operation& op, int index, const std::string& name) {
+  const Tensor* held = job_scope_->Find(name);
+  if (held == nullptr || !held->defined()) {
+    return Fail(StatusCode::kNotFound, op, index, fmt::format("feed '{}' is missing", name));
+  }
+  const newir::Type& type = op.result(0)->type();
+  if (!FeedMatches(*held, type)) {
+    // What an earlier job handed on disagrees with this job's declaration: the programs are wrong.
+    return Fail(StatusCode::kInvalid, op, index,
+                fmt::format("'{}' in the micro-batch scope is {} but the program declares {}", name,
+                            held->Describe(), type.ToString()));
+  }
+  // A copy, as for feeds: an in-place op of this job must not change the earlier job's value.
+  Bind(op.result(0), held->Clone());
   return Status::Ok();
 }
 

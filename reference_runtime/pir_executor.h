@@ -32,6 +32,11 @@ class PirExecutor : public Executor {
   PirExecutor(const newir::Program& program, ExecutorOptions options);
 
   StatusOr<std::vector<Fetch>> Run(Scope& persistent, const FeedMap& feeds) override;
+  // builtin.shadow_output writes `job_scope` (a name `persistent` holds: there), and pd_op.data /
+  // pd_op.feed read a name the feeds lack from `job_scope`: what an earlier job of the
+  // micro-batch handed on.
+  StatusOr<std::vector<Fetch>> RunJob(Scope& persistent, Scope& job_scope,
+                                      const FeedMap& feeds) override;
   // pd_op.data and pd_op.feed ops of the top block, in program order: the name, the declared
   // dtype and shape (-1 for a dynamic dim), and for an integer input read as the ids of a
   // pd_op.embedding the rows of its weight.

@@ -31,7 +31,9 @@ std::string PirLogicalName(const newir::Operation& op, size_t result, int op_ind
 
 class PirInterpreter {
  public:
-  PirInterpreter(const ExecutorOptions& options, Scope& persistent, const FeedMap& feeds);
+  // `job_scope`: the micro-batch scope of a job of a plan (PirExecutor::RunJob); null for Run.
+  PirInterpreter(const ExecutorOptions& options, Scope& persistent, const FeedMap& feeds,
+                 Scope* job_scope = nullptr);
 
   // Runs the ops of `block` (at nesting depth `depth`) in order. A block of a region ends with its
   // cf.yield, whose operands are returned; the top block returns nothing.
@@ -51,6 +53,8 @@ class PirInterpreter {
   Status RunSplit(const newir::Operation& op, int index);
   Status RunSlice(const newir::Operation& op, int index);
   Status RunFeed(const newir::Operation& op, int index);
+  // A job's pd_op.data of a name the feeds lack: the micro-batch scope's tensor.
+  Status RunJobInput(const newir::Operation& op, int index, const std::string& name);
   Status RunFetch(const newir::Operation& op, int index);
 
   // Ops of the binding table.
@@ -104,6 +108,7 @@ class PirInterpreter {
   const PirBindings& bindings_;
   Scope& persistent_;
   const FeedMap& feeds_;
+  Scope* job_scope_;
   // Looked up by value, never iterated: its order cannot reach a result.
   std::unordered_map<const newir::Value*, PirSlot> slots_;
   std::vector<std::pair<int32_t, Fetch>> fetches_;

@@ -1,5 +1,6 @@
 // `ir-migrate run`: runs a program — legacy or new IR, told apart by content — or one rank of a
-// bundle on the reference runtime: the startup program once, then N steps of the main program,
+// bundle on the reference runtime: the startup program once, then N steps of the main program (a
+// bundle rank: of its plan's jobs over micro-batches, bundle_run.h; or of its main program),
 // with feeds from .npy files or drawn at random from the seed; prints each step's fetches (one
 // line per tensor: dtype, shape, a few values, min/max/mean and a hash of the bytes, so two runs
 // can be compared at a glance), or JSON; optionally saves every persistable var afterwards as a
@@ -15,6 +16,7 @@
 #include "common/npy.h"
 #include "oldir/bundle.h"
 #include "oldir/params_io.h"
+#include "reference_runtime/bundle_run.h"
 #include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/philox.h"
 #include "reference_runtime/program_file.h"
@@ -77,48 +79,6 @@ nlohmann::json FetchJson(const rt::Fetch& f) {
   return j;
 }
 
-// The programs to run: a program file (plus --startup), or a bundle rank's startup and main.
-struct RunInputs {
-  std::string main;
-  std::string startup;  // empty: none
-  int steps = 1;
-  uint64_t seed = 0;
-};
-
-StatusOr<RunInputs> ResolveInputs(const RunCommand& command) {
-  RunInputs in{.main = command.input, .startup = command.startup, .steps = 1, .seed = 0};
-  std::error_code ec;
-  if (std::filesystem::is_directory(command.input, ec)) {
-    IRM_ASSIGN_OR_RETURN(const oldir::Bundle bundle, oldir::ReadBundle(command.input));
-    auto rank = std::find_if(bundle.ranks.begin(), bundle.ranks.end(),
-                             [&](const oldir::BundleRank& r) { return r.rank == command.rank; });
-    if (rank == bundle.ranks.end()) {
-      return Status(StatusCode::kNotFound, Location::File(command.input),
-                    fmt::format("the bundle has no rank {}", command.rank));
-    }
-    const std::string rank_dir = oldir::RankDir(command.input, command.rank);
-    if (rank->plan.has_value()) {
-      return Status(StatusCode::kUnimplemented, Location::File(rank_dir + "/plan.json"),
-                    "a rank with a plan runs its jobs per micro-batch: that needs the plan "
-                    "executor of the multi-rank runtime");
-    }
-    auto main = rank->programs.find("main");
-    if (main == rank->programs.end()) {
-      return Status(StatusCode::kNotFound, Location::File(rank_dir),
-                    "a rank without a plan runs its main program, and there is none");
-    }
-    in.main = oldir::RankFile(command.input, command.rank, main->second);
-    if (in.startup.empty() && !rank->startup.empty()) {
-      in.startup = oldir::RankFile(command.input, command.rank, rank->startup);
-    }
-    in.steps = bundle.steps;
-    in.seed = static_cast<uint64_t>(bundle.seed);
-  }
-  if (command.steps > 0) in.steps = command.steps;
-  if (command.seed.has_value()) in.seed = *command.seed;
-  return in;
-}
-
 StatusOr<rt::FeedMap> ReadFeeds(const std::vector<std::string>& feeds) {
   rt::FeedMap map;
   for (const std::string& feed : feeds) {
@@ -145,25 +105,105 @@ Status SaveParams(const rt::Scope& scope, const std::string& path) {
   return oldir::SaveParams(params, path);
 }
 
+// Prints each step's fetches as they come (one line per tensor), or gathers them for --json.
+class StepPrinter {
+ public:
+  StepPrinter(const RunCommand& command, int steps, std::ostream& out)
+      : json_(command.json), steps_(steps), out_(out) {}
+
+  void Print(int step, const std::vector<rt::Fetch>& fetches) {
+    if (json_) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const rt::Fetch& f : fetches) list.push_back(FetchJson(f));
+      json_steps_.push_back({{"step", step}, {"fetches", list}});
+      return;
+    }
+    out_ << fmt::format("step {}/{}:", step, steps_)
+         << (fetches.empty() ? " (nothing fetched)\n" : "\n");
+    for (const rt::Fetch& f : fetches) out_ << "  " << Summary(f) << "\n";
+    out_.flush();
+  }
+
+  void Finish(const RunCommand& command, const std::string& program, bool new_ir, uint64_t seed) {
+    if (!json_) return;
+    out_ << nlohmann::json{{"program", program},
+                           {"ir", new_ir ? "pir" : "legacy"},
+                           {"gemm", rt::GemmModeName(command.gemm)},
+                           {"seed", seed},
+                           {"steps", json_steps_}}
+                .dump(2)
+         << "\n";
+  }
+
+ private:
+  bool json_;
+  int steps_;
+  std::ostream& out_;
+  nlohmann::json json_steps_ = nlohmann::json::array();
+};
+
+int SaveIfAsked(const RunCommand& command, const rt::Scope& scope, std::ostream& err) {
+  if (command.save_params.empty()) return kExitOk;
+  const Status saved = SaveParams(scope, command.save_params);
+  if (!saved.ok()) return Fail(saved, err);
+  err << fmt::format("saved {} persistable vars to {}\n", scope.LocalNames().size(),
+                     command.save_params);
+  return kExitOk;
+}
+
+// One rank of a bundle: its plan (or main, once per step) over micro-batches; each step prints
+// the fetches merged over the micro-batches.
+int RunBundle(const RunCommand& command, rt::FeedMap feeds, std::ostream& out, std::ostream& err) {
+  rt::BundleRunConfig config;
+  config.rank = command.rank;
+  config.steps = command.steps;
+  config.seed = command.seed;
+  config.startup = command.startup;
+  config.feeds = std::move(feeds);
+  config.random_feeds = command.random_feeds;
+  config.batch_size = command.batch_size;
+  config.fetch = command.fetch;
+  config.options.gemm = command.gemm;
+  StatusOr<rt::BundleRankRunner> runner = rt::BundleRankRunner::Load(command.input, config);
+  if (!runner.ok()) return Fail(runner.status(), err);
+
+  StepPrinter printer(command, runner->steps(), out);
+  rt::Scope scope;
+  StatusOr<std::vector<rt::PlanStepResult>> ran = runner->Run(
+      scope, [&](const rt::PlanStepResult& step) { printer.Print(step.step, step.merged); });
+  if (!ran.ok()) return FailRun(Status(ran.status()).InFile(runner->rank_dir()), err);
+  const oldir::BundleRank& rank =
+      *std::find_if(runner->bundle().ranks.begin(), runner->bundle().ranks.end(),
+                    [&](const oldir::BundleRank& r) { return r.rank == command.rank; });
+  const std::string program = rank.plan.has_value() ? runner->rank_dir()
+                                                    : oldir::RankFile(command.input, command.rank,
+                                                                      rank.programs.at("main"));
+  printer.Finish(command, program, runner->new_ir(), runner->seed());
+  return SaveIfAsked(command, scope, err);
+}
+
 }  // namespace
 
 int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
-  StatusOr<RunInputs> inputs = ResolveInputs(command);
-  if (!inputs.ok()) return Fail(inputs.status(), err);
   StatusOr<rt::FeedMap> feeds = ReadFeeds(command.feeds);
   if (!feeds.ok()) return Fail(feeds.status(), err);
+  std::error_code ec;
+  if (std::filesystem::is_directory(command.input, ec)) {
+    return RunBundle(command, std::move(feeds).value(), out, err);
+  }
 
+  const uint64_t seed = command.seed.value_or(0);
   rt::ExecutorOptions options;
   options.gemm = command.gemm;
-  options.seed = inputs->seed;
-  StatusOr<rt::LoadedProgram> main = rt::LoadProgramForRun(inputs->main, options);
+  options.seed = seed;
+  StatusOr<rt::LoadedProgram> main = rt::LoadProgramForRun(command.input, options);
   if (!main.ok()) return Fail(main.status(), err);
   std::optional<rt::LoadedProgram> startup;
-  if (!inputs->startup.empty()) {
-    StatusOr<rt::LoadedProgram> s = rt::LoadProgramForRun(inputs->startup, options);
+  if (!command.startup.empty()) {
+    StatusOr<rt::LoadedProgram> s = rt::LoadProgramForRun(command.startup, options);
     if (!s.ok()) return Fail(s.status(), err);
     if (s->new_ir != main->new_ir) {
-      return Fail(Status(StatusCode::kInvalidArgument, Location::File(inputs->startup),
+      return Fail(Status(StatusCode::kInvalidArgument, Location::File(command.startup),
                          "the startup program and the main program are in different IRs"),
                   err);
     }
@@ -171,46 +211,20 @@ int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
   }
 
   rt::TrainingConfig config;
-  config.steps = inputs->steps;
+  config.steps = command.steps > 0 ? command.steps : 1;
   config.feeds = std::move(feeds).value();
   config.random_feeds = command.random_feeds;
-  config.seed = inputs->seed;
+  config.seed = seed;
   config.batch_size = command.batch_size;
   config.fetch = command.fetch;
   rt::Scope scope;
-  nlohmann::json json_steps = nlohmann::json::array();
-  auto on_step = [&](const rt::StepResult& step) {
-    if (command.json) {
-      nlohmann::json fetches = nlohmann::json::array();
-      for (const rt::Fetch& f : step.fetches) fetches.push_back(FetchJson(f));
-      json_steps.push_back({{"step", step.step}, {"fetches", fetches}});
-      return;
-    }
-    out << fmt::format("step {}/{}:", step.step, config.steps)
-        << (step.fetches.empty() ? " (nothing fetched)\n" : "\n");
-    for (const rt::Fetch& f : step.fetches) out << "  " << Summary(f) << "\n";
-    out.flush();
-  };
-  StatusOr<std::vector<rt::StepResult>> ran =
-      rt::RunTraining(startup.has_value() ? startup->executor.get() : nullptr, *main->executor,
-                      scope, config, on_step);
-  if (!ran.ok()) return FailRun(Status(ran.status()).InFile(inputs->main), err);
-  if (command.json) {
-    out << nlohmann::json{{"program", inputs->main},
-                          {"ir", main->new_ir ? "pir" : "legacy"},
-                          {"gemm", rt::GemmModeName(command.gemm)},
-                          {"seed", inputs->seed},
-                          {"steps", json_steps}}
-               .dump(2)
-        << "\n";
-  }
-  if (!command.save_params.empty()) {
-    const Status saved = SaveParams(scope, command.save_params);
-    if (!saved.ok()) return Fail(saved, err);
-    err << fmt::format("saved {} persistable vars to {}\n", scope.LocalNames().size(),
-                       command.save_params);
-  }
-  return kExitOk;
+  StepPrinter printer(command, config.steps, out);
+  StatusOr<std::vector<rt::StepResult>> ran = rt::RunTraining(
+      startup.has_value() ? startup->executor.get() : nullptr, *main->executor, scope, config,
+      [&](const rt::StepResult& step) { printer.Print(step.step, step.fetches); });
+  if (!ran.ok()) return FailRun(Status(ran.status()).InFile(command.input), err);
+  printer.Finish(command, command.input, main->new_ir, seed);
+  return SaveIfAsked(command, scope, err);
 }
 
 }  // namespace irm::tools

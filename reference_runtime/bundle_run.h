@@ -1,0 +1,81 @@
+// Running one rank of a bundle (docs/bundle.md) on the reference runtime: its programs loaded and
+// bound to the executor of the bundle's IR (legacy or pir), the startup program once, then the
+// bundle's steps of the rank's plan (plan_executor.h) — or of its `main` program, one job per step,
+// for a rank without plan.json — with the step's whole-batch feeds given by name or drawn at
+// random from the seed (run.h's RandomFeed), and the fetches of every step.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "oldir/bundle.h"
+#include "reference_runtime/executor.h"
+#include "reference_runtime/plan_executor.h"
+#include "reference_runtime/program_file.h"
+
+namespace irm::rt {
+
+struct BundleRunConfig {
+  int rank = 0;
+  int steps = 0;                 // 0: the bundle's steps
+  std::optional<uint64_t> seed;  // default: the bundle's seed
+  std::string startup;           // a startup program file instead of the rank's own
+  // Whole-batch feeds by name, used at every step (split into micro-batches by the bundle's rules).
+  FeedMap feeds;
+  // Feeds the rank's programs declare that `feeds` lacks are drawn at random when set (the
+  // bundle's dtype and dims, -1 dims of batch_size); otherwise a missing feed is an error.
+  bool random_feeds = false;
+  int64_t batch_size = 4;
+  // Fetch these (each must have a value in every micro-batch); default: the bundle's fetches that
+  // the rank has, or without any, the job programs' fetch lists.
+  std::vector<std::string> fetch;
+  // Kernels, GEMM mode, observer; the seed and file are set per program.
+  ExecutorOptions options;
+  JobCallback on_job;  // before each job, when set
+};
+
+using PlanStepCallback = std::function<void(const PlanStepResult&)>;
+
+class BundleRankRunner {
+ public:
+  // Reads the bundle in `dir`, loads and checks (LoadProgramForRun) the startup program and the
+  // program of every job type the rank's plan runs, and checks the plan (PlanExecutor::Create).
+  // Errors: ReadBundle's; kNotFound for a rank the bundle lacks or a rank without plan.json and
+  // without `main`; LoadProgramForRun's; kInvalidArgument for a program in the other IR than the
+  // bundle's `ir`, and for a plan PlanExecutor refuses.
+  static StatusOr<BundleRankRunner> Load(const std::string& dir, const BundleRunConfig& config);
+
+  // Runs the startup program in `root`, then steps() steps; `on_step` after each.
+  StatusOr<std::vector<PlanStepResult>> Run(Scope& root, const PlanStepCallback& on_step = {});
+
+  const oldir::Bundle& bundle() const { return bundle_; }
+  int steps() const { return steps_; }
+  uint64_t seed() const { return seed_; }
+  bool new_ir() const { return bundle_.ir == oldir::BundleIr::kPir; }
+  // The rank folder ("DIR/rank0").
+  const std::string& rank_dir() const { return rank_dir_; }
+
+ private:
+  BundleRankRunner() = default;
+  // The whole-batch feeds of step `step`: the given ones plus random ones for what is missing.
+  StatusOr<FeedMap> StepFeeds(int step) const;
+
+  BundleRunConfig config_;
+  oldir::Bundle bundle_;
+  std::string rank_dir_;
+  int steps_ = 1;
+  uint64_t seed_ = 0;
+  std::optional<LoadedProgram> startup_;
+  // By job type; the PlanExecutor points at their executors (heap objects, stable under moves).
+  std::map<std::string, LoadedProgram, std::less<>> programs_;
+  // The feeds the rank's programs read: what RandomFeed draws for each.
+  std::vector<FeedSpec> feed_specs_;
+  std::optional<PlanExecutor> plan_;
+};
+
+}  // namespace irm::rt
