@@ -63,6 +63,12 @@ AttrSpec Int64s(std::string name, std::vector<int64_t> v) {
   spec.element_kind = AttrKind::kInt64;
   return spec;
 }
+// An int64 array the yaml gives no default (set_value's index lists).
+AttrSpec Int64sReq(std::string name) {
+  AttrSpec spec = Req(std::move(name), AttrKind::kArray);
+  spec.element_kind = AttrKind::kInt64;
+  return spec;
+}
 AttrSpec IntArr(std::string name, std::vector<int64_t> v) {
   return Def(std::move(name), Attribute::IntArrayAttr(std::move(v)));
 }
@@ -238,6 +244,29 @@ void AddShapeAndCreation(Table& t) {
            {In("input"), In("out_grad"), IntArrayIn("starts"), IntArrayIn("ends")},
            {Out("input_grad")},
            {Int64s("axes", {}), Int64s("infer_flags", {}), Int64s("decrease_axis", {})}));
+  // set_value (static_ops.yaml) writes the constants `values` (Scalar[], of `shape`) into the
+  // slice starts:ends:steps on axes of x; set_value_with_tensor (ops.yaml) writes the tensor
+  // `values`. Both are in place in the yaml (x -> out); the plain forms are what a legacy
+  // set_value with another Out becomes. The index lists have no defaults. set_value_grad
+  // (static_backward.yaml) is an assign of out_grad; set_value_with_tensor_grad (backward.yaml)
+  // gives x_grad (out_grad with the slice zeroed) and values_grad.
+  const std::vector<AttrSpec> set_value_index = {Int64sReq("axes"), Int64sReq("decrease_axes"),
+                                                 Int64sReq("none_axes")};
+  std::vector<AttrSpec> set_value_attrs = set_value_index;
+  set_value_attrs.push_back(Int64sReq("shape"));
+  set_value_attrs.push_back(Req("values", AttrKind::kArray));
+  t.AddWithInplace(Op("set_value", "writes constant values into a strided slice of x",
+                      {In("x"), IntArrayIn("starts"), IntArrayIn("ends"), IntArrayIn("steps")},
+                      {Out("out")}, set_value_attrs));
+  t.AddWithInplace(
+      Op("set_value_with_tensor", "writes a tensor into a strided slice of x",
+         {In("x"), In("values"), IntArrayIn("starts"), IntArrayIn("ends"), IntArrayIn("steps")},
+         {Out("out")}, set_value_index));
+  t.Add(Op("set_value_grad", "gradient of set_value", {In("out_grad")}, {Out("x_grad")}));
+  t.Add(Op(
+      "set_value_with_tensor_grad", "gradient of set_value_with_tensor",
+      {In("values"), In("out_grad"), IntArrayIn("starts"), IntArrayIn("ends"), IntArrayIn("steps")},
+      {OptOut("x_grad"), OptOut("values_grad")}, set_value_index));
   // full keeps shape and value as attributes: it is what materializes the mutable ones. full_
   // fills an existing tensor: ops.yaml's full_(Tensor output, ...) with inplace (output -> out).
   // value is ops.yaml's Scalar(double): a Double, though older files hold a Float or an int.

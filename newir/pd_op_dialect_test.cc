@@ -107,6 +107,12 @@ TEST(PdOpDialectTest, EveryRequestedOpIsRegisteredInItsDialect) {
                                            "split_with_num",
                                            "slice",
                                            "slice_grad",
+                                           "set_value",
+                                           "set_value_",
+                                           "set_value_with_tensor",
+                                           "set_value_with_tensor_",
+                                           "set_value_grad",
+                                           "set_value_with_tensor_grad",
                                            "full",
                                            "full_int_array",
                                            "full_like",
@@ -397,6 +403,56 @@ TEST(PdOpDialectTest, GradientMergeAndLoopOpSignatures) {
   const OpInfo& calc = Get("pd_op.sync_calc_stream_");
   EXPECT_TRUE(calc.inplace);
   EXPECT_TRUE(calc.side_effect);
+}
+
+// static_ops.yaml's set_value, ops.yaml's set_value_with_tensor (both with inplace x -> out),
+// static_backward.yaml's set_value_grad and backward.yaml's set_value_with_tensor_grad.
+TEST(PdOpDialectTest, SetValueSignatures) {
+  for (const char* name : {"pd_op.set_value", "pd_op.set_value_"}) {
+    SCOPED_TRACE(name);
+    const OpInfo& op = Get(name);
+    EXPECT_THAT(OperandNames(op), ::testing::ElementsAre("x", "starts", "ends", "steps"));
+    EXPECT_THAT(ResultNames(op), ::testing::ElementsAre("out"));
+    EXPECT_THAT(AttrNames(op),
+                ::testing::ElementsAre("axes", "decrease_axes", "none_axes", "shape", "values"));
+    EXPECT_FALSE(op.operands.at(0).int_array);
+    for (size_t i = 1; i < 4; ++i) EXPECT_TRUE(op.operands.at(i).int_array) << i;
+    for (const char* attr : {"axes", "decrease_axes", "none_axes", "shape"}) {
+      const AttrSpec* spec = op.FindAttribute(attr);
+      ASSERT_NE(spec, nullptr) << attr;
+      EXPECT_TRUE(spec->required) << attr;
+      EXPECT_EQ(spec->kind, AttrKind::kArray) << attr;
+      EXPECT_EQ(spec->element_kind, AttrKind::kInt64) << attr;
+    }
+    EXPECT_TRUE(op.FindAttribute("values")->required);
+    EXPECT_EQ(op.FindAttribute("values")->kind, AttrKind::kArray);
+  }
+  for (const char* name : {"pd_op.set_value_with_tensor", "pd_op.set_value_with_tensor_"}) {
+    SCOPED_TRACE(name);
+    const OpInfo& op = Get(name);
+    EXPECT_THAT(OperandNames(op), ::testing::ElementsAre("x", "values", "starts", "ends", "steps"));
+    EXPECT_THAT(ResultNames(op), ::testing::ElementsAre("out"));
+    EXPECT_THAT(AttrNames(op), ::testing::ElementsAre("axes", "decrease_axes", "none_axes"));
+    EXPECT_FALSE(op.operands.at(1).int_array);
+    EXPECT_TRUE(op.operands.at(2).int_array);
+  }
+  EXPECT_TRUE(Get("pd_op.set_value_").inplace);
+  EXPECT_FALSE(Get("pd_op.set_value").inplace);
+  EXPECT_TRUE(Get("pd_op.set_value_with_tensor_").inplace);
+  EXPECT_FALSE(Get("pd_op.set_value_with_tensor").inplace);
+
+  const OpInfo& grad = Get("pd_op.set_value_grad");
+  EXPECT_THAT(OperandNames(grad), ::testing::ElementsAre("out_grad"));
+  EXPECT_THAT(ResultNames(grad), ::testing::ElementsAre("x_grad"));
+  EXPECT_TRUE(grad.attributes.empty());
+  const OpInfo& tensor_grad = Get("pd_op.set_value_with_tensor_grad");
+  EXPECT_THAT(OperandNames(tensor_grad),
+              ::testing::ElementsAre("values", "out_grad", "starts", "ends", "steps"));
+  EXPECT_THAT(ResultNames(tensor_grad), ::testing::ElementsAre("x_grad", "values_grad"));
+  EXPECT_TRUE(tensor_grad.results.at(0).optional);
+  EXPECT_TRUE(tensor_grad.results.at(1).optional);
+  EXPECT_THAT(AttrNames(tensor_grad), ::testing::ElementsAre("axes", "decrease_axes", "none_axes"));
+  EXPECT_EQ(Tables().Lookup("pd_op.set_value_grad_"), nullptr);
 }
 
 TEST(PdOpDialectTest, DistReshardSignature) {

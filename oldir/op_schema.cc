@@ -244,6 +244,38 @@ void AddShape(std::vector<OpSchema>* t) {
   slice_grad_in.push_back(In("Out@GRAD"));
   t->push_back({"slice_grad", slice_grad_in, {Opt("Input@GRAD")}, slice});
 
+  // set_value (set_value_op.cc): writes a value into the slice starts:ends:steps on axes of
+  // Input (Out is Input in place). axes has no default; the index lists are int64_t (LONGS). The
+  // value is ValueTensor, else the list of `dtype` (fp16 in fp32_values' FLOATS) of `shape`, or
+  // Paddle 3.x's SCALARS `values`. The grad maker emits set_value_grad only when there is a
+  // ValueTensor (else an assign of Out@GRAD); it re-feeds the tensor lists but not Input.
+  const Attrs set_value = {Req("axes", pf::LONGS),
+                           A("starts", pf::LONGS),
+                           A("ends", pf::LONGS),
+                           A("steps", pf::LONGS),
+                           A("decrease_axes", pf::LONGS),
+                           A("none_axes", pf::LONGS),
+                           A("dtype", pf::INT),
+                           A("shape", pf::LONGS),
+                           A("bool_values", pf::INTS),
+                           A("fp32_values", pf::FLOATS),
+                           A("int32_values", pf::INTS),
+                           A("int64_values", pf::LONGS),
+                           A("fp64_values", pf::FLOAT64S),
+                           A("fp16_values", pf::FLOATS),
+                           A("values", pf::SCALARS)};
+  const Slots set_value_lists = {OptDup("StartsTensorList"), OptDup("EndsTensorList"),
+                                 OptDup("StepsTensorList")};
+  Slots set_value_in = {In("Input"), Opt("ValueTensor")};
+  set_value_in.insert(set_value_in.end(), set_value_lists.begin(), set_value_lists.end());
+  t->push_back({"set_value", set_value_in, {In("Out")}, set_value});
+  Slots set_value_grad_in = {In("Out@GRAD"), In("ValueTensor")};
+  set_value_grad_in.insert(set_value_grad_in.end(), set_value_lists.begin(), set_value_lists.end());
+  t->push_back({"set_value_grad",
+                set_value_grad_in,
+                {Opt("Input@GRAD"), Opt("ValueTensor@GRAD")},
+                set_value});
+
   // tril_triu
   const Attrs tril = {A("diagonal", pf::INT), A("lower", pf::BOOLEAN)};
   t->push_back({"tril_triu", {In("X")}, {In("Out")}, tril});

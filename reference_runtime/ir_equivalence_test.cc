@@ -328,5 +328,29 @@ TEST(IrEquivalenceTest, DataMovementOps) {
   EXPECT_EQ(ToDoubles(legacy.fetches[0][8].tensor), std::vector<double>(6, 0.1));
 }
 
+// set_value with a ValueTensor (in place, a backward strided walk), with fp32_values from a
+// StartsTensorList and decrease_axes, with an int64 value and none_axes, and set_value_grad,
+// against pd_op.set_value_with_tensor_, set_value (builtin.combine for the list) and
+// set_value_with_tensor_grad.
+TEST(IrEquivalenceTest, SetValueForms) {
+  std::vector<double> iota(12);
+  for (size_t i = 0; i < iota.size(); ++i) iota[i] = static_cast<double>(i);
+  const Tensor x = FromDoubles(iota, {3, 4}, DType::kFloat32);
+  const Tensor v = FromDoubles({10, 20}, {2}, DType::kFloat32);
+  const Outcome legacy = ExpectEquivalent("set_value", {}, {{{"x", x}, {"v", v}, {"g", x}}});
+  ASSERT_EQ(legacy.fetches.size(), 1u);
+  const std::vector<Fetch>& f = legacy.fetches[0];
+  ASSERT_EQ(f.size(), 5u);
+  // Columns 3 and 1 get v[0] and v[1]; then row 1 the constants; then rows 0 and 2 the 7.
+  EXPECT_EQ(ToDoubles(f[0].tensor),
+            (std::vector<double>{0, 20, 2, 10, 4, 20, 6, 10, 8, 20, 10, 10}));
+  EXPECT_EQ(ToDoubles(f[1].tensor),
+            (std::vector<double>{0, 20, 2, 10, 1.5, -2, 3.25, 0.5, 8, 20, 10, 10}));
+  EXPECT_EQ(ToDoubles(f[2].tensor),
+            (std::vector<double>{7, 7, 7, 7, 1.5, -2, 3.25, 0.5, 7, 7, 7, 7}));
+  EXPECT_EQ(ToDoubles(f[3].tensor), (std::vector<double>{0, 0, 2, 0, 4, 0, 6, 0, 8, 0, 10, 0}));
+  EXPECT_EQ(ToDoubles(f[4].tensor), (std::vector<double>{3 + 7 + 11, 1 + 5 + 9}));
+}
+
 }  // namespace
 }  // namespace irm::rt

@@ -210,6 +210,42 @@ Status AssignValueHook(const oldir::Op& op, std::string&, KernelAttrs& attrs) {
   return Status::Ok();
 }
 
+// set_value (set_value_op.cc; phi's argument mapping, set_value_sig.cc): with a ValueTensor the
+// op is set_value_with_tensor; else the value is the first non-empty list of fp32_values,
+// fp64_values, int32_values, int64_values, bool_values (then fp16_values), or Paddle 3.x's
+// SCALARS `values`, which wins when non-empty. int64_values stay exact (an int array).
+Status SetValueHook(const oldir::Op& op, std::string& kernel, KernelAttrs& attrs) {
+  if (const oldir::Op::Names* value = op.Input("ValueTensor");
+      value != nullptr && !value->empty()) {
+    kernel = "set_value_with_tensor";
+    return Status::Ok();
+  }
+  IRM_ASSIGN_OR_RETURN(AttrValue scalars,
+                       LegacyAttrOr(op, "values", AttrKind::kFloats, std::vector<double>{}));
+  if (!std::get<std::vector<double>>(scalars).empty()) {
+    attrs.Set("values", std::move(scalars));
+    return Status::Ok();
+  }
+  for (const auto& [list, kind] :
+       {std::pair<std::string_view, AttrKind>{"fp32_values", AttrKind::kFloats},
+        {"fp64_values", AttrKind::kFloats},
+        {"int32_values", AttrKind::kInts},
+        {"int64_values", AttrKind::kInts},
+        {"bool_values", AttrKind::kInts},
+        {"fp16_values", AttrKind::kFloats}}) {
+    if (!op.HasAttr(list)) continue;
+    IRM_ASSIGN_OR_RETURN(AttrValue values, LegacyAttrOr(op, list, kind, AttrValue(false)));
+    const bool empty = kind == AttrKind::kInts ? std::get<std::vector<int64_t>>(values).empty()
+                                               : std::get<std::vector<double>>(values).empty();
+    if (empty) continue;
+    attrs.Set("values", std::move(values));
+    return Status::Ok();
+  }
+  return KernelError(
+      "set_value has no ValueTensor and no values (fp32_values, fp64_values, int32_values, "
+      "int64_values, bool_values, fp16_values or values)");
+}
+
 // ---- the table -----------------------------------------------------------------------------
 
 void AddMath(std::vector<LegacyBinding>& t) {
@@ -486,6 +522,39 @@ void AddShape(std::vector<LegacyBinding>& t) {
                {One("Input@GRAD")},
                slice,
                slice_tensors});
+
+  // set_value (set_value_op.cc): SetValueHook picks set_value_with_tensor when there is a
+  // ValueTensor, else the constant's list. The Starts/Ends/StepsTensorList (one int tensor per
+  // axis) win over the attributes. set_value_grad (only made with a ValueTensor; Input is not
+  // re-fed) is phi's set_value_with_tensor_grad(values, out_grad).
+  const std::vector<AttrRule> set_value_index = {Required("axes", "axes", AttrKind::kInts),
+                                                 Ints("starts", "starts"),
+                                                 Ints("ends", "ends"),
+                                                 Ints("steps", "steps"),
+                                                 Ints("decrease_axes", "decrease_axes"),
+                                                 Ints("none_axes", "none_axes")};
+  std::vector<AttrRule> set_value = set_value_index;
+  set_value.push_back(Ints("shape", "shape"));
+  const std::vector<TensorAttrRule> set_value_lists = {
+      {"StartsTensorList", "starts", TensorAttrKind::kIntList},
+      {"EndsTensorList", "ends", TensorAttrKind::kIntList},
+      {"StepsTensorList", "steps", TensorAttrKind::kIntList}};
+  t.push_back({"set_value",
+               "set_value",
+               {One("Input"), Opt("ValueTensor")},
+               {One("Out")},
+               set_value,
+               set_value_lists,
+               kFromInput0,
+               LegacyBroadcast::kNone,
+               SetValueHook});
+  t.push_back({"set_value_grad",
+               "set_value_with_tensor_grad",
+               {One("ValueTensor"), One("Out@GRAD")},
+               {One("Input@GRAD"), One("ValueTensor@GRAD")},
+               set_value_index,
+               set_value_lists,
+               kFromInput1});
 
   // tril_triu: TrilTriuHook turns tril into triu when lower is false.
   const std::vector<AttrRule> diagonal = {Int("diagonal", "diagonal", 0)};

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "reference_runtime/kernels/kernel_testing.h"
 #include "reference_runtime/legacy_bindings.h"
 #include "reference_runtime/legacy_test_support.h"
 #include "reference_runtime/philox.h"
@@ -164,6 +165,102 @@ TEST_F(LegacyBindingMoreTest, SliceAttributesAndTensors) {
   EXPECT_EQ(Call(0).Attrs(), "axes=[0], decrease_axis=[], ends=[-1], infer_flags=[-1], starts=[2]");
   EXPECT_EQ(Call(1).Inputs(), "float32[4, 6], float32[2, 6]");
   EXPECT_EQ(Call(1).Attrs(), "axes=[0], decrease_axis=[1], ends=[3], infer_flags=[], starts=[1]");
+}
+
+std::vector<std::string> SetValueIndexAttrs() {
+  return {LongsAttr("axes", {1}),  LongsAttr("starts", {0}),       LongsAttr("ends", {2}),
+          LongsAttr("steps", {1}), LongsAttr("decrease_axes", {}), LongsAttr("none_axes", {}),
+          IntAttr("dtype", 5)};
+}
+
+TEST_F(LegacyBindingMoreTest, SetValuePicksItsKernelAndItsValues) {
+  for (const char* kernel : {"set_value", "set_value_with_tensor", "set_value_with_tensor_grad"}) {
+    h_.kernels.Add(kernel);
+  }
+  Put("x", DType::kFloat32, {4, 6});
+  Put("v", DType::kFloat32, {2});
+  Put("g", DType::kFloat32, {4, 6});
+  Put("s0", DType::kInt64, {1}, {3});
+  Put("e0", DType::kInt32, {1}, {-1});
+  Put("t0", DType::kInt64, {1}, {2});
+  std::vector<std::string> constant = SetValueIndexAttrs();
+  constant.push_back(LongsAttr("shape", {1}));
+  std::vector<std::string> fp32 = constant;
+  fp32.push_back(FloatsAttr("fp32_values", {2.5f}));
+  fp32.push_back(LongsAttr("int64_values", {9}));  // fp32_values comes first
+  ASSERT_OK(h_.RunOps(OpText("set_value", {{"Input", {"x"}}}, {{"Out", {"y"}}}, fp32)));
+  std::vector<std::string> int64 = constant;
+  int64.push_back(FloatsAttr("fp32_values", {}));
+  int64.push_back(LongsAttr("int64_values", {9}));
+  // The tensor lists win over the attributes.
+  ASSERT_OK(h_.RunOps(OpText("set_value",
+                             {{"Input", {"x"}},
+                              {"StartsTensorList", {"s0"}},
+                              {"EndsTensorList", {"e0"}},
+                              {"StepsTensorList", {"t0"}}},
+                             {{"Out", {"y"}}}, int64)));
+  std::vector<std::string> bools = constant;
+  bools.push_back(IntsAttr("bool_values", {1}));
+  ASSERT_OK(h_.RunOps(OpText("set_value", {{"Input", {"x"}}}, {{"Out", {"y"}}}, bools)));
+  ASSERT_OK(
+      h_.RunOps(OpText("set_value", {{"Input", {"x"}}}, {{"Out", {"y"}}},
+                       {LongsAttr("axes", {1}), LongsAttr("starts", {0}), LongsAttr("ends", {2}),
+                        LongsAttr("steps", {1}), FloatsAttr("fp32_values", {1.0f}),
+                        "name: \"values\" type: SCALARS scalars { type: FLOAT64 r: 0.25 }"})));
+  ASSERT_OK(h_.RunOps(OpText("set_value", {{"Input", {"x"}}, {"ValueTensor", {"v"}}},
+                             {{"Out", {"y"}}}, SetValueIndexAttrs())));
+  ASSERT_OK(h_.RunOps(OpText("set_value_grad", {{"Out@GRAD", {"g"}}, {"ValueTensor", {"v"}}},
+                             {{"Input@GRAD", {"x@GRAD"}}, {"ValueTensor@GRAD", {"v@GRAD"}}},
+                             SetValueIndexAttrs())));
+  ASSERT_EQ(h_.kernels.calls().size(), 6u);
+  EXPECT_EQ(Call(0).kernel, "set_value");
+  EXPECT_EQ(Call(0).Inputs(), "float32[4, 6], null");
+  EXPECT_EQ(Call(0).Attrs(),
+            "axes=[1], decrease_axes=[], ends=[2], none_axes=[], shape=[1], starts=[0], "
+            "steps=[1], values=[2.5]");
+  EXPECT_EQ(Call(1).Attrs(),
+            "axes=[1], decrease_axes=[], ends=[-1], none_axes=[], shape=[1], starts=[3], "
+            "steps=[2], values=[9]");
+  EXPECT_EQ(Call(2).Attrs(),
+            "axes=[1], decrease_axes=[], ends=[2], none_axes=[], shape=[1], starts=[0], "
+            "steps=[1], values=[1]");
+  // Paddle 3.x's SCALARS `values` wins over the typed lists.
+  EXPECT_EQ(Call(3).Attrs(),
+            "axes=[1], decrease_axes=[], ends=[2], none_axes=[], shape=[], starts=[0], "
+            "steps=[1], values=[0.25]");
+  EXPECT_EQ(Call(4).kernel, "set_value_with_tensor");
+  EXPECT_EQ(Call(4).Inputs(), "float32[4, 6], float32[2]");
+  EXPECT_EQ(Call(5).kernel, "set_value_with_tensor_grad");
+  EXPECT_EQ(Call(5).dtype, DType::kFloat32);
+  EXPECT_EQ(Call(5).Inputs(), "float32[2], float32[4, 6]");
+  EXPECT_EQ(Call(5).Attrs(),
+            "axes=[1], decrease_axes=[], ends=[2], none_axes=[], starts=[0], steps=[1]");
+}
+
+TEST_F(LegacyBindingMoreTest, SetValueWithoutValuesIsLocated) {
+  h_.kernels.Add("set_value");
+  Put("x", DType::kFloat32, {4, 6});
+  const Status status =
+      h_.RunOps(OpText("set_value", {{"Input", {"x"}}}, {{"Out", {"x"}}}, SetValueIndexAttrs()));
+  EXPECT_EQ(status.code(), StatusCode::kInvalid);
+  EXPECT_EQ(status.ToString(),
+            "t.prototxt: block 0, op 0 (set_value): error: set_value has no ValueTensor and no "
+            "values (fp32_values, fp64_values, int32_values, int64_values, bool_values, "
+            "fp16_values or values)");
+}
+
+// On the real kernels: x[:, 2:-4:-2] = v in place (columns 2 and 0, v broadcast over the rows).
+TEST_F(LegacyBindingMoreTest, SetValueRunsOnTheRealKernelsInPlace) {
+  h_.options.kernels = &KernelRegistry::Global();
+  Put("x", DType::kFloat32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  Put("v", DType::kFloat32, {2}, {10, 20});
+  ASSERT_OK(h_.RunOps(OpText(
+      "set_value", {{"Input", {"x"}}, {"ValueTensor", {"v"}}}, {{"Out", {"x"}}},
+      {LongsAttr("axes", {1}), LongsAttr("starts", {2}), LongsAttr("ends", {-4}),
+       LongsAttr("steps", {-2}), LongsAttr("decrease_axes", {}), LongsAttr("none_axes", {})})));
+  const Tensor* x = h_.persistent.Find("x");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(testing::ToDoubles(*x), (std::vector<double>{20, 1, 10, 20, 4, 10}));
 }
 
 TEST_F(LegacyBindingMoreTest, TrilTriuPicksTheTriangle) {

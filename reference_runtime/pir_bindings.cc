@@ -124,6 +124,19 @@ std::vector<Row> KernelRows() {
   rows.push_back({.op = "slice", .roles = {{"starts", R::kIntArray}, {"ends", R::kIntArray}}});
   rows.push_back({.op = "slice_grad", .roles = {{"starts", R::kIntArray}, {"ends", R::kIntArray}}});
   rows.push_back({.op = "full_like", .roles = {{"value", R::kFloat}}});
+  // set_value: starts, ends and steps are mutable IntArrays; the constant values reach the
+  // kernel as an int array when every one is an integer (int64 values stay exact), else as a
+  // float array, which the kernel takes either way. set_value_grad is an assign of out_grad
+  // (static_backward.yaml); set_value_with_tensor_grad's dtype is the gradient's.
+  const std::vector<std::pair<std::string, OperandRole>> set_value_index = {
+      {"starts", R::kIntArray}, {"ends", R::kIntArray}, {"steps", R::kIntArray}};
+  for (const char* op :
+       {"set_value", "set_value_", "set_value_with_tensor", "set_value_with_tensor_"}) {
+    rows.push_back({.op = op, .roles = set_value_index});
+  }
+  rows.push_back({.op = "set_value_grad", .kernel = "assign"});
+  rows.push_back(
+      {.op = "set_value_with_tensor_grad", .roles = set_value_index, .dtype_from = "out_grad"});
 
   // Creation and random ops: the dtype attribute picks the kernel. The in-place forms write into
   // an existing tensor, which is no input of the kernel.

@@ -7,6 +7,9 @@
 
 #include "newir/op_info.h"
 #include "newir/parser.h"
+#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/pir_executor.h"
+#include "reference_runtime/pir_test_kernels.h"
 
 namespace irm::rt {
 namespace {
@@ -183,6 +186,58 @@ TEST(PirBindingsTest, UnconvertibleAttributesAreErrors) {
   ASSERT_FALSE(strings.ok());
   EXPECT_EQ(strings.status().message(),
             "attribute 'values' holds an array of string, which no kernel attribute can hold");
+}
+
+TEST(PirBindingsTest, SetValueOps) {
+  using R = OperandRole;
+  const std::vector<R> constant = {R::kInput, R::kIntArray, R::kIntArray, R::kIntArray};
+  const std::vector<R> tensor = {R::kInput, R::kInput, R::kIntArray, R::kIntArray, R::kIntArray};
+  EXPECT_EQ(Bound("pd_op.set_value").roles, constant);
+  EXPECT_EQ(Bound("pd_op.set_value_").roles, constant);
+  EXPECT_EQ(Bound("pd_op.set_value_with_tensor").roles, tensor);
+  EXPECT_EQ(Bound("pd_op.set_value_with_tensor_").roles, tensor);
+  EXPECT_EQ(Bound("pd_op.set_value_").kernel, "set_value");
+  EXPECT_EQ(Bound("pd_op.set_value_with_tensor_").kernel, "set_value_with_tensor");
+  EXPECT_EQ(Bound("pd_op.set_value_").inplace_operand, (std::vector<int>{0}));
+  EXPECT_EQ(Bound("pd_op.set_value_with_tensor").inplace_operand, (std::vector<int>{-1}));
+  // static_backward.yaml: set_value_grad is an assign of out_grad.
+  EXPECT_EQ(Bound("pd_op.set_value_grad").kernel, "assign");
+  EXPECT_EQ(Bound("pd_op.set_value_with_tensor_grad").kernel, "set_value_with_tensor_grad");
+  EXPECT_EQ(Bound("pd_op.set_value_with_tensor_grad").roles,
+            (std::vector<R>{R::kInput, R::kInput, R::kIntArray, R::kIntArray, R::kIntArray}));
+  EXPECT_EQ(Bound("pd_op.set_value_with_tensor_grad").dtype_operand, 1);
+  // Integer constants stay an int array (exact); any float makes a float array.
+  StatusOr<Attrs> ints = ConvertFirstOp(
+      R"({ (%0) = "pd_op.set_value" () {axes:[(Int64)0],decrease_axes:[],none_axes:[],shape:[(Int64)1],values:[(pd_op.Scalar:int64)1152921504606846977]} : () -> tensor<2xi64> })");
+  ASSERT_TRUE(ints.ok()) << ints.status().ToString();
+  EXPECT_EQ(ints->at("values"), AttrValue(std::vector<int64_t>{(int64_t{1} << 60) + 1}));
+  StatusOr<Attrs> floats = ConvertFirstOp(
+      R"({ (%0) = "pd_op.set_value" () {axes:[(Int64)0],decrease_axes:[],none_axes:[],shape:[(Int64)2],values:[(pd_op.Scalar:int64)1,(pd_op.Scalar:float32)0.5]} : () -> tensor<2xf32> })");
+  ASSERT_TRUE(floats.ok()) << floats.status().ToString();
+  EXPECT_EQ(floats->at("values"), AttrValue(std::vector<double>{1.0, 0.5}));
+  EXPECT_EQ(floats->at("axes"), AttrValue(std::vector<int64_t>{0}));
+}
+
+// On the real kernels: x[:, 2:-4:-2] = v in place (columns 2 and 0, v broadcast over the rows),
+// the index lists read from pd_op.full_int_array, the start from a vector of one scalar tensor.
+TEST(PirBindingsTest, SetValueRunsOnTheRealKernels) {
+  const newir::Program program = testing::ParseVerified(R"({
+    (%0) = "builtin.parameter" () {parameter_name:"x"} : () -> tensor<2x3xf32>
+    (%1) = "builtin.parameter" () {parameter_name:"v"} : () -> tensor<2xf32>
+    (%2) = "pd_op.full" () {dtype:int64,place:Place(cpu),shape:[1],value:2} : () -> tensor<1xi64>
+    (%3) = "builtin.combine" (%2) {} : (tensor<1xi64>) -> vec[tensor<1xi64>]
+    (%4) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),value:[-4]} : () -> tensor<1xi64>
+    (%5) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),value:[-2]} : () -> tensor<1xi64>
+    (%6) = "pd_op.set_value_with_tensor_" (%0, %1, %3, %4, %5) {axes:[1],decrease_axes:[],none_axes:[]} : (tensor<2x3xf32>, tensor<2xf32>, vec[tensor<1xi64>], tensor<1xi64>, tensor<1xi64>) -> tensor<2x3xf32>
+})");
+  Scope scope;
+  scope.SetLocal("x", testing::FromDoubles({0, 1, 2, 3, 4, 5}, {2, 3}, DType::kFloat32));
+  scope.SetLocal("v", testing::FromDoubles({10, 20}, {2}, DType::kFloat32));
+  PirExecutor executor(program, {.file = "t.pir"});
+  const StatusOr<std::vector<Fetch>> fetches = executor.Run(scope, {});
+  ASSERT_TRUE(fetches.ok()) << fetches.status().ToString();
+  ASSERT_NE(scope.Find("x"), nullptr);
+  EXPECT_EQ(testing::ToDoubles(*scope.Find("x")), (std::vector<double>{20, 1, 10, 20, 4, 10}));
 }
 
 }  // namespace

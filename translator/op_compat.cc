@@ -155,6 +155,28 @@ void AddShapeAndCreation(std::vector<OpCompat>& t) {
   t.push_back({.legacy_type = "slice", .new_op = "slice", .mutables = slice});
   t.push_back(
       {.legacy_type = "slice_grad", .new_op = "slice_grad", .mutables = slice, .forward = "slice"});
+  // set_value: pd_op.set_value, or pd_op.set_value_with_tensor when there is a ValueTensor
+  // (handler); starts/ends/steps from the *TensorList (builtin.combine) or the attributes. The
+  // legacy grad only exists with a ValueTensor: pd_op.set_value_with_tensor_grad.
+  const std::vector<MutableOperand> set_value = {
+      IntArray("starts", "", "StartsTensorList", "starts"),
+      IntArray("ends", "", "EndsTensorList", "ends"),
+      IntArray("steps", "", "StepsTensorList", "steps")};
+  const newir::Attribute no_ints = newir::Attribute::Array({});
+  t.push_back({.legacy_type = "set_value",
+               .new_op = "set_value",
+               .slots = {{"Input", "x"}, {"ValueTensor", "values"}},
+               .mutables = set_value,
+               .defaults = {{"decrease_axes", no_ints},
+                            {"none_axes", no_ints},
+                            {"shape", no_ints},
+                            {"values", no_ints}},
+               .handler = TranslateSetValue});
+  t.push_back({.legacy_type = "set_value_grad",
+               .new_op = "set_value_with_tensor_grad",
+               .mutables = set_value,
+               .defaults = {{"decrease_axes", no_ints}, {"none_axes", no_ints}},
+               .forward = "set_value"});
   t.push_back({.legacy_type = "tril_triu", .new_op = "tril", .handler = TranslateTrilTriu});
   t.push_back(
       {.legacy_type = "tril_triu_grad", .new_op = "tril_grad", .handler = TranslateTrilTriu});

@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -295,6 +296,60 @@ Status TranslateReshapeGrad(OpContext& ctx) {
   IRM_ASSIGN_OR_RETURN(Value * x_grad, Reshape(ctx, out_grad, type.dims()));
   ctx.Bind(outs[0], x_grad);
   return Status::Ok();
+}
+
+Status TranslateSetValue(OpContext& ctx) {
+  if (ctx.HasInput("ValueTensor")) {
+    IRM_ASSIGN_OR_RETURN(const newir::OpInfo* info,
+                         ctx.LookUp("set_value_with_tensor", ctx.WritesAnInput()));
+    return EmitByTable(ctx, *info).status();
+  }
+  // The constant: Paddle 3.x's `values` when non-empty, else the first non-empty typed list in
+  // the order of phi's argument mapping (set_value_sig.cc), each element a Scalar of its type.
+  std::vector<Attribute> values;
+  if (ctx.HasAttr("values")) {
+    const std::vector<oldir::proto::Scalar> scalars =
+        ctx.AttrOr<std::vector<oldir::proto::Scalar>>("values", {});
+    StatusOr<Attribute> mirrored = ConvertAttr(scalars, {.kind = newir::AttrKind::kNull});
+    if (mirrored.ok() && mirrored->AsArray() != nullptr) values = *mirrored->AsArray();
+  }
+  auto add = [&](DataType dtype, std::variant<bool, int64_t, double> v) {
+    values.push_back(Attribute::Scalar({dtype, v}));
+  };
+  if (values.empty()) {
+    for (float v : ctx.AttrOr<std::vector<float>>("fp32_values", {})) {
+      add(DataType::kFloat32, static_cast<double>(v));
+    }
+  }
+  if (values.empty()) {
+    for (double v : ctx.AttrOr<std::vector<double>>("fp64_values", {})) add(DataType::kFloat64, v);
+  }
+  if (values.empty()) {
+    for (int32_t v : ctx.AttrOr<std::vector<int32_t>>("int32_values", {})) {
+      add(DataType::kInt32, static_cast<int64_t>(v));
+    }
+  }
+  if (values.empty()) {
+    for (int64_t v : ctx.AttrOr<std::vector<int64_t>>("int64_values", {})) {
+      add(DataType::kInt64, v);
+    }
+  }
+  if (values.empty()) {
+    for (int32_t v : ctx.AttrOr<std::vector<int32_t>>("bool_values", {})) {
+      add(DataType::kBool, v != 0);
+    }
+  }
+  if (values.empty()) {
+    for (float v : ctx.AttrOr<std::vector<float>>("fp16_values", {})) {
+      add(DataType::kFloat16, static_cast<double>(v));
+    }
+  }
+  if (values.empty()) {
+    return ctx.Error("set_value has no ValueTensor and no values");
+  }
+  IRM_ASSIGN_OR_RETURN(const newir::OpInfo* info, ctx.LookUp("set_value", ctx.WritesAnInput()));
+  return EmitByTable(ctx, *info, {.attrs = {{"values", Attribute::Array(std::move(values))}}})
+      .status();
 }
 
 }  // namespace irm::translator

@@ -1,7 +1,8 @@
 // Special handlers: the legacy ops whose translation a table row cannot describe — feed and
 // fetch, constants (fill_constant, assign_value), assign (assign_out_ onto an existing var),
 // elementwise ops whose `axis` needs an explicit reshape, reduce_all, split by num or sections,
-// tril_triu by `lower`, and reshape2_grad rebuilt without XShape. Each is listed in the table
+// tril_triu by `lower`, reshape2_grad rebuilt without XShape, and set_value (with or without a
+// value tensor, its typed value lists). Each is listed in the table
 // (op_compat.cc) as its row's handler.
 #pragma once
 
@@ -22,5 +23,6 @@ Status TranslateReduce(OpContext& ctx);
 Status TranslateSplit(OpContext& ctx);
 Status TranslateTrilTriu(OpContext& ctx);
 Status TranslateReshapeGrad(OpContext& ctx);
+Status TranslateSetValue(OpContext& ctx);
 
 }  // namespace irm::translator

@@ -10,8 +10,9 @@ Status RegisterAllKernels(KernelRegistry& registry) {
   const std::vector<Family> families = {
       RegisterElementwiseKernels,  RegisterActivationKernels, RegisterMatmulKernels,
       RegisterReductionKernels,    RegisterSoftmaxKernels,    RegisterNormalizationKernels,
-      RegisterManipulationKernels, RegisterIndexingKernels,   RegisterCastKernels,
-      RegisterCreationKernels,     RegisterRandomKernels,     RegisterOptimizerKernels,
+      RegisterManipulationKernels, RegisterIndexingKernels,   RegisterSetValueKernels,
+      RegisterCastKernels,         RegisterCreationKernels,   RegisterRandomKernels,
+      RegisterOptimizerKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();

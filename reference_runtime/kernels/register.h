@@ -22,6 +22,7 @@ Status RegisterSoftmaxKernels(KernelRegistry& registry);        // kernels/softm
 Status RegisterManipulationKernels(KernelRegistry& registry);   // kernels/manipulation.cc
 Status RegisterCreationKernels(KernelRegistry& registry);       // kernels/creation.cc
 Status RegisterIndexingKernels(KernelRegistry& registry);       // kernels/indexing.cc
+Status RegisterSetValueKernels(KernelRegistry& registry);       // kernels/set_value.cc
 Status RegisterCastKernels(KernelRegistry& registry);           // kernels/cast.cc
 Status RegisterRandomKernels(KernelRegistry& registry);         // kernels/random.cc
 Status RegisterOptimizerKernels(KernelRegistry& registry);      // kernels/optimizer.cc
