@@ -162,9 +162,25 @@ StatusOr<FeedMap> BundleRankRunner::StepFeeds(int step) const {
                     fmt::format("no feed for '{}' ({}{}); give one, or ask for random feeds",
                                 spec.name, DTypeName(spec.dtype), ShapeToString(spec.shape)));
     }
-    feeds[spec.name] = RandomFeed(spec, seed_, step, config_.batch_size);
+    IRM_ASSIGN_OR_RETURN(feeds[spec.name], RandomReplicaFeed(spec, step));
   }
   return feeds;
+}
+
+StatusOr<Tensor> BundleRankRunner::RandomReplicaFeed(const FeedSpec& spec, int step) const {
+  const int replicas = config_.feed_replicas;
+  auto listed = std::find_if(bundle_.feeds.begin(), bundle_.feeds.end(),
+                             [&](const oldir::FeedSpec& f) { return f.name == spec.name; });
+  const bool replicated =
+      listed != bundle_.feeds.end() && listed->split == oldir::FeedSplit::kReplicate;
+  if (replicas <= 1 || spec.shape.empty() || replicated) {
+    return RandomFeed(spec, seed_, step, config_.batch_size);
+  }
+  FeedSpec global = spec;
+  const int64_t rows = spec.shape[0] < 0 ? config_.batch_size : spec.shape[0];
+  global.shape[0] = rows * replicas;
+  const Tensor whole = RandomFeed(global, seed_, step, config_.batch_size);
+  return whole.Slice(rows * config_.feed_replica, rows * (config_.feed_replica + 1));
 }
 
 StatusOr<std::vector<PlanStepResult>> BundleRankRunner::Run(Scope& root,

@@ -31,6 +31,11 @@ struct BundleRunConfig {
   // bundle's dtype and dims, -1 dims of batch_size); otherwise a missing feed is an error.
   bool random_feeds = false;
   int64_t batch_size = 4;
+  // This rank's data-parallel replica and the number of replicas. Random feeds split by batch are
+  // drawn for every replica at once (dim 0 times feed_replicas) and the replica takes its rows,
+  // so a serial run of feed_replicas times the rows draws the very same global batch.
+  int feed_replica = 0;
+  int feed_replicas = 1;
   // Fetch these (each must have a value in every micro-batch); default: the bundle's fetches that
   // the rank has, or without any, the job programs' fetch lists.
   std::vector<std::string> fetch;
@@ -64,6 +69,8 @@ class BundleRankRunner {
   BundleRankRunner() = default;
   // The whole-batch feeds of step `step`: the given ones plus random ones for what is missing.
   StatusOr<FeedMap> StepFeeds(int step) const;
+  // A random feed of this rank's replica (BundleRunConfig::feed_replica).
+  StatusOr<Tensor> RandomReplicaFeed(const FeedSpec& spec, int step) const;
 
   BundleRunConfig config_;
   oldir::Bundle bundle_;

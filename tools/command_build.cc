@@ -1,8 +1,12 @@
 // `ir-migrate build mlp|gpt`: a model-zoo training program (startup + main, as Paddle's static
 // graph writes them: forward, append_backward, optimizer, feed and fetch ops) written as a
 // single-rank bundle (docs/bundle.md) whose rank runs its main program once per step.
+// `ir-migrate build corpus`: the parity corpus's distributed bundles (diff_tests/corpus).
 #include <fmt/format.h>
 
+#include <filesystem>
+
+#include "diff_tests/corpus/corpus.h"
 #include "oldir/bundle.h"
 #include "oldir/models/training.h"
 #include "oldir/params_io.h"
@@ -56,9 +60,23 @@ StatusOr<BuildResult> Build(const BuildCommand& command, oldir::models::ModelPro
   return BuildResult{startup.num_ops(), programs.at("main").num_ops()};
 }
 
+// The parity corpus: one bundle per case, OUTPUT/<case>; the cases keep their own steps.
+int BuildCorpus(const BuildCommand& command, std::ostream& out, std::ostream& err) {
+  StatusOr<std::vector<corpus::BundleCase>> cases = corpus::StandardCases();
+  if (!cases.ok()) return Fail(cases.status(), err);
+  for (const corpus::BundleCase& c : *cases) {
+    const std::string dir = (std::filesystem::path(command.output) / c.name).string();
+    const Status written = corpus::WriteBundleCase(c, dir, command.text_copies);
+    if (!written.ok()) return Fail(written, err);
+    out << fmt::format("{}: {} ranks: {}\n", dir, c.ranks.size(), c.description);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) {
+  if (command.model == BuildCommand::Model::kCorpus) return BuildCorpus(command, out, err);
   if (command.steps < 1) {
     return Fail(Status(StatusCode::kInvalidArgument, Location{}, "--steps must be at least 1"),
                 err);

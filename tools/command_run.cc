@@ -1,5 +1,6 @@
 // `ir-migrate run`: runs a program — legacy or new IR, told apart by content — or one rank of a
-// bundle on the reference runtime: the startup program once, then N steps of the main program (a
+// bundle (or, with --ranks, every rank of it at once, as threads) on the reference runtime: the
+// startup program once, then N steps of the main program (a
 // bundle rank: of its plan's jobs over micro-batches, bundle_run.h; or of its main program),
 // with feeds from .npy files or drawn at random from the seed; prints each step's fetches (one
 // line per tensor: dtype, shape, a few values, min/max/mean and a hash of the bytes, so two runs
@@ -18,6 +19,7 @@
 #include "oldir/params_io.h"
 #include "reference_runtime/bundle_run.h"
 #include "reference_runtime/dtype_visit.h"
+#include "reference_runtime/multi_rank_run.h"
 #include "reference_runtime/philox.h"
 #include "reference_runtime/program_file.h"
 #include "reference_runtime/run.h"
@@ -111,14 +113,18 @@ class StepPrinter {
   StepPrinter(const RunCommand& command, int steps, std::ostream& out)
       : json_(command.json), steps_(steps), out_(out) {}
 
-  void Print(int step, const std::vector<rt::Fetch>& fetches) {
+  // `rank` >= 0 labels the step with the rank that ran it (a --ranks run).
+  void Print(int step, const std::vector<rt::Fetch>& fetches, int rank = -1) {
     if (json_) {
       nlohmann::json list = nlohmann::json::array();
       for (const rt::Fetch& f : fetches) list.push_back(FetchJson(f));
-      json_steps_.push_back({{"step", step}, {"fetches", list}});
+      nlohmann::json entry = {{"step", step}, {"fetches", list}};
+      if (rank >= 0) entry["rank"] = rank;
+      json_steps_.push_back(std::move(entry));
       return;
     }
-    out_ << fmt::format("step {}/{}:", step, steps_)
+    out_ << fmt::format("step {}/{}{}:", step, steps_,
+                        rank >= 0 ? fmt::format(" rank {}", rank) : "")
          << (fetches.empty() ? " (nothing fetched)\n" : "\n");
     for (const rt::Fetch& f : fetches) out_ << "  " << Summary(f) << "\n";
     out_.flush();
@@ -182,12 +188,67 @@ int RunBundle(const RunCommand& command, rt::FeedMap feeds, std::ostream& out, s
   return SaveIfAsked(command, scope, err);
 }
 
+// Every rank of a bundle at once on the thread world. The ranks run concurrently; their fetches
+// are printed afterwards, step by step and rank by rank, so the output is the same every run.
+int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
+                std::ostream& err) {
+  if (command.backend != "thread") {
+    return Fail(Status(StatusCode::kInvalidArgument, Location{},
+                       fmt::format("--backend {}: this build has only the thread backend",
+                                   command.backend)),
+                err);
+  }
+  StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.input);
+  if (!bundle.ok()) return Fail(bundle.status(), err);
+  if (bundle->world_size != command.ranks) {
+    return Fail(Status(StatusCode::kInvalidArgument, Location::File(command.input),
+                       fmt::format("--ranks {} is not the bundle's world size {}", command.ranks,
+                                   bundle->world_size)),
+                err);
+  }
+  if (!command.save_params.empty() || !command.startup.empty()) {
+    return Fail(Status(StatusCode::kInvalidArgument, Location{},
+                       "--save-params and --startup name one rank's files: use them with --rank"),
+                err);
+  }
+  rt::MultiRankConfig config;
+  config.rank_config.steps = command.steps;
+  config.rank_config.seed = command.seed;
+  config.rank_config.feeds = std::move(feeds);
+  config.rank_config.random_feeds = command.random_feeds;
+  config.rank_config.batch_size = command.batch_size;
+  config.rank_config.fetch = command.fetch;
+  config.rank_config.options.gemm = command.gemm;
+  StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(command.input, config);
+  if (!ran.ok()) return FailRun(Status(ran.status()).InFile(command.input), err);
+
+  const size_t steps = ran->ranks.front().steps.size();
+  StepPrinter printer(command, static_cast<int>(steps), out);
+  for (size_t step = 0; step < steps; ++step) {
+    for (size_t rank = 0; rank < ran->ranks.size(); ++rank) {
+      const rt::PlanStepResult& result = ran->ranks[rank].steps[step];
+      printer.Print(result.step, result.merged, static_cast<int>(rank));
+    }
+  }
+  printer.Finish(command, command.input, bundle->ir == oldir::BundleIr::kPir,
+                 command.seed.value_or(static_cast<uint64_t>(bundle->seed)));
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
   StatusOr<rt::FeedMap> feeds = ReadFeeds(command.feeds);
   if (!feeds.ok()) return Fail(feeds.status(), err);
   std::error_code ec;
+  if (command.ranks > 0) {
+    if (!std::filesystem::is_directory(command.input, ec)) {
+      return Fail(Status(StatusCode::kInvalidArgument, Location::File(command.input),
+                         "--ranks runs a bundle directory, not a program file"),
+                  err);
+    }
+    return RunAllRanks(command, std::move(feeds).value(), out, err);
+  }
   if (std::filesystem::is_directory(command.input, ec)) {
     return RunBundle(command, std::move(feeds).value(), out, err);
   }

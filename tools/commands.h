@@ -83,7 +83,7 @@ struct TranslateCommand {
 int RunTranslate(const TranslateCommand& command, std::ostream& out, std::ostream& err);
 
 struct BuildCommand {
-  enum class Model { kMlp, kGpt };
+  enum class Model { kMlp, kGpt, kCorpus };
   Model model = Model::kMlp;
   oldir::models::MlpConfig mlp;
   oldir::models::GptConfig gpt;
@@ -100,6 +100,8 @@ struct RunCommand {
   std::string input;               // a program file or a bundle directory
   std::string startup;             // a startup program (a bundle rank's own by default)
   int rank = 0;                    // the bundle rank to run
+  int ranks = 0;                   // > 0: every rank of the bundle at once (its world size)
+  std::string backend = "thread";  // the communication backend of a --ranks run
   int steps = 0;                   // 0: the bundle's steps (1 for a program file)
   std::vector<std::string> feeds;  // NAME=FILE.npy, used at every step
   bool random_feeds = false;       // draw the other feeds from the seed, per step

@@ -220,6 +220,14 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
                       "Startup program run once before the steps (a bundle rank's own by "
                       "default)");
   run_app->add_option("--rank", run.rank, "The bundle rank to run")->capture_default_str();
+  run_app->add_option("--ranks", run.ranks,
+                      "Run every rank of the bundle at once, as threads communicating through "
+                      "the backend (N must be the bundle's world size)");
+  run_app
+      ->add_option("--backend", run.backend,
+                   "The communication backend of a --ranks run: thread (in-process, "
+                   "reductions in rank order; the reference)")
+      ->capture_default_str();
   run_app->add_option("--steps", run.steps, "Training steps (default: the bundle's, else 1)");
   run_app->add_option("--feed", run.feeds, "A feed for every step: NAME=FILE.npy (repeatable)");
   run_app->add_flag("--random-feeds", run.random_feeds,
@@ -262,9 +270,14 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   AddMlpOptions(mlp_app, &build.mlp);
   CLI::App* gpt_app = build_app->add_subcommand("gpt", "A small GPT-style decoder");
   AddGptOptions(gpt_app, &build.gpt);
+  CLI::App* corpus_app = build_app->add_subcommand(
+      "corpus",
+      "The parity corpus's distributed MLP bundles (data, tensor and pipeline parallel, "
+      "gradient merge), each in OUTPUT/<case>");
   // Options of `build` may also follow the model name: `build gpt --layers 2 -o OUT`.
   mlp_app->fallthrough();
   gpt_app->fallthrough();
+  corpus_app->fallthrough();
 
   try {
     app.parse(argc, argv);
@@ -282,7 +295,9 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   if (translate_app->parsed()) return RunTranslate(translate, out, err);
   if (run_app->parsed()) return RunRun(run, out, err);
   if (build_app->parsed()) {
-    build.model = gpt_app->parsed() ? BuildCommand::Model::kGpt : BuildCommand::Model::kMlp;
+    build.model = gpt_app->parsed()      ? BuildCommand::Model::kGpt
+                  : corpus_app->parsed() ? BuildCommand::Model::kCorpus
+                                         : BuildCommand::Model::kMlp;
     return RunBuild(build, out, err);
   }
   return kExitBadInput;

@@ -1,0 +1,61 @@
+// Running every rank of a bundle at once on the thread backend: the bundle's world as N threads
+// of one ThreadWorld (process groups from bundle.json), each rank a BundleRankRunner whose
+// executors communicate through the rank's CommContext, whose call sites follow the jobs the
+// rank's plan runs. A hang (two ranks that both send first) or a rank's failure ends every rank
+// at once with what each was waiting for; nothing waits forever.
+//
+// Random feeds: the ranks of one data-parallel replica read the same rows; replicas read
+// different ones. bundle.json's strategy says how many replicas there are (`dp_degree`, default
+// 1); with world size W, rank r belongs to replica r / (W / dp_degree). Every step's global batch
+// is drawn once from the seed and replica k takes its k-th block of rows (BundleRunConfig's
+// feed_replica), as a distributed sampler splits a global batch — so a serial run of the global
+// batch sees exactly the rows the replicas saw together.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "reference_runtime/bundle_run.h"
+#include "reference_runtime/comm/thread_world.h"
+
+namespace irm::rt {
+
+struct MultiRankConfig {
+  // What every rank runs with; `rank`, the feed replica, `options.comm` and `on_job` are set per
+  // rank.
+  BundleRunConfig rank_config;
+  ThreadWorldOptions world;
+  // The observer of rank r's ops (e.g. an OpTraceRecorder's); null or unset: none. Asked once per
+  // rank before the ranks start; the observer is then called on the rank's thread only.
+  std::function<const OpObserver*(int rank)> observer;
+  // Before each job and after each step of rank r, on the rank's thread.
+  std::function<void(int rank, const JobContext&)> on_job;
+  std::function<void(int rank, const PlanStepResult&)> on_step;
+};
+
+struct RankOutcome {
+  std::vector<PlanStepResult> steps;
+  // The rank's root scope after the run: parameters and optimizer state.
+  std::unique_ptr<Scope> scope;
+};
+
+struct MultiRankResult {
+  std::vector<RankOutcome> ranks;
+  // The world the ranks ran in: the communication traces (world->trace(rank)) when asked for.
+  std::unique_ptr<ThreadWorld> world;
+};
+
+// The strategy's `dp_degree` (1 when absent). kInvalidArgument when it is not a positive integer
+// dividing the world size.
+StatusOr<int> DataParallelDegree(const oldir::Bundle& bundle);
+
+// Loads every rank of the bundle in `dir` (BundleRankRunner::Load, in rank order: the first
+// failure is returned) and runs them together. A rank's error carries a note naming the rank;
+// a hang is kInternal with every rank's pending call.
+StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRankConfig& config);
+
+}  // namespace irm::rt
