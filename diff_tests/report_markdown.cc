@@ -107,7 +107,10 @@ std::string RenderMarkdown(const ParityReport& report) {
     }
   }
 
-  if (!report.tensors.empty()) {
+  if (report.parity()) {
+    md += fmt::format("\nAll {} compared tensors are equal under the {} tier.\n", report.Compared(),
+                      TierName(report.tier));
+  } else {
     md +=
         "\n## Compared tensors (worst first)\n\n"
         "| result | group | step | name | old op | new op | max abs diff | normwise | "
