@@ -51,13 +51,17 @@ class OperandBuilder {
       mapping_.Map(&value, combine->result(0));
       return combine->result(0);
     }
-    if (producer != nullptr && producer->num_operands() == 0 && producer->num_regions() == 0) {
+    // A constant (pd_op.full, full_int_array, ...) is copied along; inputs of the program are not.
+    if (producer != nullptr && producer->num_operands() == 0 && producer->num_regions() == 0 &&
+        producer->name() != "pd_op.data" && producer->name() != "pd_op.feed" &&
+        producer->name() != "builtin.parameter") {
       newir::Operation* copy = builder_.Clone(*producer, mapping_);
       return copy->result(value.index());
     }
     return Status(StatusCode::kNotFound, Location{},
-                  fmt::format("an operand of type {} has no legacy name",
-                              value.type().IsNull() ? "?" : "tensor"));
+                  producer != nullptr
+                      ? fmt::format("the value '{}' makes has no legacy name", producer->name())
+                      : fmt::format("block argument {} has no legacy name", value.index()));
   }
 
   newir::IrMapping& mapping() { return mapping_; }

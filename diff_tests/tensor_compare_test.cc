@@ -197,6 +197,10 @@ TEST(TensorCompareTest, DtypeOrShapeMismatchIsAMismatchWithAReason) {
   EXPECT_FALSE(shape.pass);
   EXPECT_EQ(shape.reason, "shape [1, 2] vs [2]");
   EXPECT_EQ(CompareTensors(Tensor(), F32({1}), Tier::kExact).reason, "the candidate has no tensor");
+  EXPECT_EQ(CompareTensors(F32({1}), Tensor(), Tier::kExact).reason, "the reference has no tensor");
+  const Tensor shadow = Of(DType::kFloat64, {1, 2, 3});
+  EXPECT_EQ(CompareTensors(F32({1, 2}), F32({1, 3}), Tier::kNoiseFloor, &shadow).reason,
+            "the float64 shadow is [3], the reference [2]");
 }
 
 TEST(TensorCompareTest, RelativeDiffAndCosineAtZero) {
