@@ -6,6 +6,7 @@
 #include "diff_tests/isolate.h"
 #include "diff_tests/parity_run.h"
 #include "diff_tests/parity_test_support.h"
+#include "diff_tests/schema_check_test_support.h"
 #include "newir/builder.h"
 #include "newir/parser.h"
 #include "oldir/models/mlp.h"
@@ -83,6 +84,17 @@ TEST_F(ParityRunTest, AFetchOrAVarOnlyOneSideHasIsAMismatch) {
             (std::vector<std::string>{"extra@1: only in the new-IR scope",
                                       "extra@2: only in the new-IR scope"}));
   EXPECT_FALSE(result->report.parity());
+}
+
+TEST_F(ParityRunTest, AProducedMismatchReportFollowsTheSchema) {
+  Ops("pd_op.matmul").front()->SetAttribute("transpose_y", newir::Attribute::Bool(true));
+  StatusOr<ParityResult> result = Run();
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_TRUE(result->report.first_divergence.has_value());
+  ASSERT_TRUE(result->report.isolation.has_value());
+  const std::string json = RenderJson(result->report);
+  const std::vector<std::string> errors = testing::SchemaErrors(json);
+  EXPECT_TRUE(errors.empty()) << ::testing::PrintToString(errors) << json;
 }
 
 TEST_F(ParityRunTest, FetchesInAnotherOrderDiffer) {
