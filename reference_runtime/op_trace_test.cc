@@ -147,6 +147,55 @@ TEST_F(OpTraceTest, PirRecordsLogicalNamesOfInputsAndOutputs) {
   for (const OpRecord& r : records) EXPECT_EQ(r.step, 1);
 }
 
+// acc doubles while i < n; the loop's second block argument has no legacy name.
+constexpr const char* kPirWhile = R"({
+    (%0) = "pd_op.data" () {dtype:int64,legacy_var_names:["i"],name:"i",place:Place(cpu),shape:[1]} : () -> tensor<1xi64>
+    (%1) = "pd_op.data" () {dtype:int64,name:"n",place:Place(cpu),shape:[1]} : () -> tensor<1xi64>
+    (%2) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[2],value:1.5} : () -> tensor<2xf32>
+    (%3) = "pd_op.less_than" (%0, %1) {} : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xb>
+    (%4, %5) = "pd_op.while" (cond=%3, inputs=%2, %0) {legacy_var_names:["acc","i"]} {
+    ^%arg_0 {legacy_var_name:"acc"}, %arg_1 {}
+        (%6) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],value:2} : () -> tensor<1xf32>
+        (%7) = "pd_op.scale_" (%arg_0, %6) {bias:0,bias_after_scale:true,legacy_var_names:["acc"]} : (tensor<2xf32>, tensor<1xf32>) -> tensor<2xf32>
+        (%8) = "pd_op.increment_" (%arg_1) {legacy_var_names:["i"],value:1} : (tensor<1xi64>) -> tensor<1xi64>
+        (%9) = "pd_op.less_than" (%8, %1) {legacy_var_names:["cond"]} : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xb>
+        () = "cf.yield" (%9, %7, %8) {} : (tensor<1xb>, tensor<2xf32>, tensor<1xi64>) ->
+    }
+    (%10) = "pd_op.fetch" (%4) {col:0,name:"acc"} : (tensor<2xf32>) -> tensor<2xf32>
+})";
+
+TEST_F(OpTraceTest, PirNamesBlockArgumentsAndValuesOfEnclosingBlocks) {
+  StatusOr<newir::Program> program = newir::ParseProgram(kPirWhile, "t.pir");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  OpTraceRecorder recorder;
+  PirExecutor executor(*program, {.observer = recorder.observer(), .file = "t.pir"});
+  const FeedMap feeds = {{"i", MakeTensor(DType::kInt64, {1}, {0})},
+                         {"n", MakeTensor(DType::kInt64, {1}, {2})}};
+  ASSERT_TRUE(executor.Run(persistent_, feeds).ok());
+  Strings seen;
+  for (const OpRecord& r : recorder.records()) {
+    std::string line = r.op_type + "(";
+    for (const std::string& name : r.inputs) line += name + (&name == &r.inputs.back() ? "" : ",");
+    seen.push_back(line + ")");
+  }
+  // Two iterations; the body's full is op 0 of its block, the outer values keep their names.
+  const Strings expected = {"pd_op.data()",
+                            "pd_op.data()",
+                            "pd_op.full()",
+                            "pd_op.less_than(i,%0@1)",
+                            "pd_op.full()",
+                            "pd_op.scale_(acc,%0@0)",
+                            "pd_op.increment_(%arg1)",
+                            "pd_op.less_than(i,%0@1)",
+                            "pd_op.full()",
+                            "pd_op.scale_(acc,%0@0)",
+                            "pd_op.increment_(%arg1)",
+                            "pd_op.less_than(i,%0@1)",
+                            "pd_op.while(%0@3,%0@2,i)",
+                            "pd_op.fetch(acc)"};
+  EXPECT_EQ(seen, expected);
+}
+
 TEST_F(OpTraceTest, AnOutputTheOpDidNotProduceHasNoTensor) {
   OpTraceRecorder recorder(KeepAll());
   OpEvent event;
