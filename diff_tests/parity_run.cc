@@ -204,6 +204,12 @@ StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOpt
   if (programs.legacy_main == nullptr) {
     return Status(StatusCode::kInvalidArgument, Location{}, "no legacy program to run");
   }
+  if (options.tier == Tier::kNoiseFloor) {
+    // Comparing without the shadow would quietly be the reordered tier.
+    return Status(StatusCode::kUnimplemented, Location{},
+                  "the noise-floor tier needs a float64 shadow run, which the driver does not "
+                  "make; use the reordered tier");
+  }
   const std::string legacy_file = programs.legacy_file.empty() ? "legacy" : programs.legacy_file;
   std::optional<translator::Translation> translated_main;
   std::optional<translator::Translation> translated_startup;

@@ -141,6 +141,15 @@ TEST(ParityRunErrorsTest, NoLegacyProgram) {
   EXPECT_EQ(result.status().message(), "no legacy program to run");
 }
 
+TEST_F(ParityRunTest, TheNoiseFloorTierIsRefusedRatherThanQuietlyReordered) {
+  StatusOr<ParityResult> result = Run(true, Tier::kNoiseFloor);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(result.status().message(),
+            "the noise-floor tier needs a float64 shadow run, which the driver does not make; use "
+            "the reordered tier");
+}
+
 TEST(IsolateTest, RefusalsSayWhy) {
   StatusOr<newir::Program> program = newir::ParseProgram(R"({
     (%0) = "pd_op.data" () {dtype:float32,legacy_var_names:["x"],name:"x",place:Place(cpu),shape:[2]} : () -> tensor<2xf32>
