@@ -67,11 +67,14 @@ struct FeedSpec {
 
 // One executed op, as the observer sees it. Outputs are in the op's output order: the logical
 // name (the legacy var name on both sides; a new-IR value without a recorded legacy name is
-// "%<result index>@<op index>") and the tensor (null for an output not produced).
+// "%<result index>@<op index>") and the tensor (null for an output not produced). Inputs are the
+// logical names of what the op read, in input order, named by the same rule (a new-IR block
+// argument without a legacy name is "%arg<index>"); absent optional inputs are left out.
 struct OpEvent {
   int block = 0;     // legacy block index; new IR: nesting depth (0 = top block)
   int op_index = 0;  // index in its block
   std::string_view op_type;
+  std::vector<std::string_view> inputs;
   std::vector<std::pair<std::string_view, const Tensor*>> outputs;
 };
 using OpObserver = std::function<void(const OpEvent&)>;

@@ -360,6 +360,16 @@ void LegacyExecutor::Observe(const PlannedOp& op, const RunState& state,
   event.block = op.block;
   event.op_index = op.index;
   event.op_type = op.type;
+  // What the op read: kernel inputs, then the inputs that give attributes, then conditions.
+  for (const PlannedVar& var : op.inputs) {
+    if (!var.name.empty()) event.inputs.emplace_back(var.name);
+  }
+  for (const PlannedTensorAttr& attr : op.tensor_attrs) {
+    for (const PlannedVar& var : attr.vars) {
+      if (!var.name.empty()) event.inputs.emplace_back(var.name);
+    }
+  }
+  for (const PlannedVar& var : op.conditions) event.inputs.emplace_back(var.name);
   event.outputs.reserve(op.observed.size());
   for (const ObservedVar& var : op.observed) {
     const Tensor* tensor = nullptr;

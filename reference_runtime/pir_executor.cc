@@ -207,15 +207,35 @@ Status PirInterpreter::Dispatch(const newir::Operation& op, int index, int depth
               fmt::format("'{}' needs the multi-rank runtime", name));
 }
 
-void PirInterpreter::Observe(const newir::Operation& op, int index, int depth) const {
+std::string PirInterpreter::InputName(const newir::Value& value) const {
+  if (auto it = names_.find(&value); it != names_.end()) return it->second;
+  if (value.IsBlockArgument()) {
+    auto attr = value.attributes().find("legacy_var_name");
+    if (attr != value.attributes().end()) {
+      const std::string* name = attr->second.AsString();
+      if (name != nullptr && !name->empty()) return *name;
+    }
+    return fmt::format("%arg{}", value.index());
+  }
+  return PirLogicalName(*value.defining_op(), value.index(), -1);
+}
+
+void PirInterpreter::Observe(const newir::Operation& op, int index, int depth) {
+  std::vector<std::string> inputs;
+  inputs.reserve(op.num_operands());
+  for (size_t i = 0; i < op.num_operands(); ++i) {
+    if (const newir::Value* value = op.operand(i)) inputs.push_back(InputName(*value));
+  }
   std::vector<std::string> names;
   names.reserve(op.num_results());
   OpEvent event;
   event.block = depth;
   event.op_index = index;
   event.op_type = op.name();
+  event.inputs.assign(inputs.begin(), inputs.end());
   for (size_t r = 0; r < op.num_results(); ++r) {
     names.push_back(PirLogicalName(op, r, index));
+    names_[op.result(r)] = names.back();
     const Tensor* tensor = nullptr;
     auto it = slots_.find(op.result(r));
     if (it != slots_.end() && !it->second.is_vector && it->second.tensor.defined()) {

@@ -44,7 +44,11 @@ class PirInterpreter {
  private:
   Status RunOp(const newir::Operation& op, int index, int depth);
   Status Dispatch(const newir::Operation& op, int index, int depth);
-  void Observe(const newir::Operation& op, int index, int depth) const;
+  // Reports the op to the observer; remembers its results' logical names for their readers.
+  void Observe(const newir::Operation& op, int index, int depth);
+  // The logical name of an operand's value (OpEvent): a result's as observed, a block argument's
+  // legacy_var_name or "%arg<index>".
+  std::string InputName(const newir::Value& value) const;
 
   // builtin.*, pd_op.data/feed/fetch.
   Status RunParameter(const newir::Operation& op, int index);
@@ -112,6 +116,8 @@ class PirInterpreter {
   // Looked up by value, never iterated: its order cannot reach a result.
   std::unordered_map<const newir::Value*, PirSlot> slots_;
   std::vector<std::pair<int32_t, Fetch>> fetches_;
+  // The logical names of the results observed so far; filled only when an observer is set.
+  std::unordered_map<const newir::Value*, std::string> names_;
   std::vector<Frame> frames_;
 };
 

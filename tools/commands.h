@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "diff_tests/tensor_compare.h"
 #include "newir/pass_manager.h"
 #include "oldir/models/gpt.h"
 #include "oldir/models/mlp.h"
@@ -113,6 +114,25 @@ struct RunCommand {
   bool json = false;  // JSON on stdout instead of one line per fetched tensor
 };
 int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err);
+
+// Runs a legacy program and its new-IR twin (given, or translated on the fly) side by side on one
+// rank and reports parity: Markdown on stdout, optionally JSON, JUnit XML and .npy dumps.
+struct ParityCommand {
+  std::string legacy;   // a legacy program file
+  std::string startup;  // its startup program (translated for the new-IR side)
+  std::string against;  // a new-IR program; empty: translate `legacy`
+  int steps = 1;
+  std::vector<std::string> feeds;  // NAME=FILE.npy, used at every step; others are random
+  uint64_t seed = 0;
+  int64_t batch_size = 4;  // the -1 dims of random feeds
+  diff::Tier tier = diff::Tier::kExact;
+  std::string report;                   // JSON report file
+  std::string junit;                    // JUnit XML file
+  std::string dump_dir;                 // .npy of every kept tensor (the first divergence's, ...)
+  std::vector<std::string> dump_names;  // glob patterns of further tensors to keep and dump
+  rt::GemmMode gemm = rt::GemmMode::kBlas;
+};
+int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err);
 
 // Prints a failed status as a diagnostic and returns its exit code.
 int Fail(const Status& status, std::ostream& err);

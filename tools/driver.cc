@@ -255,6 +255,41 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
       "same on every machine (reference)");
   run_app->add_flag("--json", run.json, "JSON on stdout: every step's fetches with hashes");
 
+  ParityCommand parity;
+  CLI::App* parity_app = app.add_subcommand(
+      "parity",
+      "Run a legacy program and its new-IR twin (--against, or translated on the fly) side by "
+      "side and compare every fetch, persistable var and aligned intermediate; exit 0 parity, "
+      "1 mismatch, 2 bad input, 3 runtime failure");
+  parity_app->add_option("legacy", parity.legacy, "Legacy program file")->required();
+  parity_app->add_option("--startup", parity.startup,
+                         "Legacy startup program, run once first (translated for the new IR)");
+  parity_app->add_option("--against", parity.against,
+                         "New-IR program to compare with (default: translate the legacy one)");
+  parity_app->add_option("--steps", parity.steps, "Training steps")->capture_default_str();
+  parity_app->add_option("--feed", parity.feeds,
+                         "A feed for every step: NAME=FILE.npy (repeatable; others are random)");
+  parity_app->add_option("--seed", parity.seed, "Seed of random feeds and random ops")
+      ->capture_default_str();
+  parity_app->add_option("--batch-size", parity.batch_size, "The -1 dims of random feeds")
+      ->capture_default_str();
+  AddNamedOption(parity_app, "--tier", &parity.tier, {"exact", "reordered"}, diff::TierFromName,
+                 "Tolerance tier (default exact: bitwise)");
+  parity_app->add_option("--report", parity.report, "Write the JSON report to this file");
+  parity_app->add_option("--junit", parity.junit, "Write a JUnit XML report to this file");
+  parity_app->add_option("--dump", parity.dump_dir,
+                         "Write the kept tensors (the first divergence's, --dump-name's) as .npy");
+  parity_app->add_option("--dump-name", parity.dump_names,
+                         "Keep (and dump) the tensors of names matching this glob (repeatable)");
+  AddNamedOption(
+      parity_app, "--gemm", &parity.gemm, {"blas", "reference"},
+      [](std::string_view name) -> std::optional<rt::GemmMode> {
+        if (name == "blas") return rt::GemmMode::kBlas;
+        if (name == "reference") return rt::GemmMode::kReference;
+        return std::nullopt;
+      },
+      "Matrix products by OpenBLAS (blas, default) or by fixed-order loops (reference)");
+
   BuildCommand build;
   CLI::App* build_app = app.add_subcommand(
       "build",
@@ -294,6 +329,7 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   if (opt_app->parsed()) return RunOpt(opt, out, err);
   if (translate_app->parsed()) return RunTranslate(translate, out, err);
   if (run_app->parsed()) return RunRun(run, out, err);
+  if (parity_app->parsed()) return RunParity(parity, out, err);
   if (build_app->parsed()) {
     build.model = gpt_app->parsed()      ? BuildCommand::Model::kGpt
                   : corpus_app->parsed() ? BuildCommand::Model::kCorpus

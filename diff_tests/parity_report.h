@@ -1,0 +1,105 @@
+// The result of a parity run, as every report format renders it: what was compared (fetches,
+// parameters and optimizer state, aligned intermediates — per rank, step and micro-batch) with
+// each comparison's verdict and metrics, what could not be aligned, the first divergence with
+// both ops in their IRs' text forms, and the verdict of isolated re-execution. Rendered as
+// Markdown for people, canonical JSON (schema: docs/parity-report.schema.json) and JUnit XML.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diff_tests/tensor_compare.h"
+
+namespace irm::diff {
+
+enum class TensorGroup { kFetch, kParameter, kIntermediate };
+inline constexpr TensorGroup kEveryGroup[] = {TensorGroup::kFetch, TensorGroup::kParameter,
+                                              TensorGroup::kIntermediate};
+// "fetches", "parameters", "intermediates".
+const char* TensorGroupName(TensorGroup group);
+
+struct ComparedTensor {
+  TensorGroup group = TensorGroup::kIntermediate;
+  int rank = 0;
+  int step = 0;
+  int micro_batch = 0;
+  std::string name;
+  int occurrence = 0;    // intermediates: the k-th write of the name in its step
+  std::string old_op;    // intermediates: "relu (block 0, op 3)"
+  std::string new_op;    // intermediates: "pd_op.relu (op 5)"
+  bool compared = true;  // false: the tier needed tensors that were not kept
+  bool by_hash = false;  // decided by the hash alone: no metrics
+  Comparison comparison;
+};
+
+struct OpDescription {
+  std::string type;
+  int block = 0;  // legacy: block index; new IR: nesting depth
+  int op_index = 0;
+  std::string text;  // the op in its IR's text form
+};
+
+struct DivergenceReport {
+  int rank = 0;
+  int step = 0;
+  int micro_batch = 0;
+  std::string job;
+  OpDescription old_op;
+  OpDescription new_op;
+  std::vector<std::string> differing_outputs;
+  // The first differing output's comparison (metrics when its tensors were kept or re-created).
+  bool has_metrics = false;
+  Comparison comparison;
+  bool inputs_matched = true;
+  std::vector<std::string> unmatched_inputs;
+  int later_differing = 0;
+};
+
+struct IsolationReport {
+  enum class Verdict { kOpDiffers, kInheritedDrift, kNotRun };
+  Verdict verdict = Verdict::kNotRun;
+  std::string detail;     // why it could not run; or what was compared
+  Comparison comparison;  // the isolated op's output against the old output
+};
+// "the op itself computes differently", "inherited drift", "not run".
+const char* IsolationVerdictName(IsolationReport::Verdict verdict);
+
+struct UnalignedEntry {
+  int rank = 0;
+  int step = 0;
+  int micro_batch = 0;
+  std::string name;
+  std::string op_type;
+};
+
+struct ParityReport {
+  std::string legacy_program;
+  std::string new_program;  // a file, or "(translated)"
+  Tier tier = Tier::kExact;
+  int steps = 0;
+  uint64_t seed = 0;
+  std::string gemm;
+  std::vector<ComparedTensor> tensors;
+  std::vector<UnalignedEntry> old_only;
+  std::vector<UnalignedEntry> new_only;
+  std::vector<UnalignedEntry> unnamed_new;
+  std::optional<DivergenceReport> first_divergence;
+  std::optional<IsolationReport> isolation;
+
+  // Every compared tensor passes (a tensor the tier could not compare is no failure; it is
+  // counted).
+  bool parity() const;
+  int Compared(std::optional<TensorGroup> group = std::nullopt) const;
+  int Mismatched(std::optional<TensorGroup> group = std::nullopt) const;
+  int NotCompared() const;
+};
+
+std::string RenderMarkdown(const ParityReport& report);
+// Canonical JSON: keys sorted, two-space indent, a trailing newline; non-finite numbers as null.
+std::string RenderJson(const ParityReport& report);
+// One test case per rank and group (fetches, parameters, intermediates).
+std::string RenderJunit(const ParityReport& report, const std::string& suite_name = "parity");
+
+}  // namespace irm::diff

@@ -1,0 +1,396 @@
+// The parity driver (parity_run.h): run both sides traced, compare, localise, isolate.
+#include "diff_tests/parity_run.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "diff_tests/first_divergence.h"
+#include "diff_tests/isolate.h"
+#include "newir/printer.h"
+#include "newir/verifier.h"
+#include "oldir/dump.h"
+#include "reference_runtime/legacy_executor.h"
+#include "reference_runtime/op_trace.h"
+#include "reference_runtime/pir_executor.h"
+#include "reference_runtime/run.h"
+#include "translator/translate.h"
+
+namespace irm::diff {
+namespace {
+
+using Snapshot = std::map<std::string, rt::Tensor>;
+
+Snapshot Take(const rt::Scope& scope) {
+  Snapshot snapshot;
+  for (const std::string& name : scope.LocalNames()) {
+    const rt::Tensor* t = scope.Find(name);
+    if (t != nullptr && t->defined()) snapshot[name] = t->Clone();
+  }
+  return snapshot;
+}
+
+// What one run of a program saw and left: its feeds, and the persistable vars before and after.
+struct RunRecord {
+  rt::FeedMap feeds;
+  Snapshot before;
+  Snapshot after;
+};
+
+// An executor that sets the trace context before each run (the step: 0 for a startup program,
+// 1.. for the main one) and keeps what comparison and isolation need of each run.
+class TracedExecutor : public rt::Executor {
+ public:
+  TracedExecutor(std::unique_ptr<rt::Executor> inner, rt::OpTraceRecorder& recorder, int first_step,
+                 std::string job)
+      : inner_(std::move(inner)), recorder_(recorder), step_(first_step), job_(std::move(job)) {}
+
+  StatusOr<std::vector<rt::Fetch>> Run(rt::Scope& persistent, const rt::FeedMap& feeds) override {
+    recorder_.SetContext(0, step_++, 0, job_);
+    RunRecord run{feeds, Take(persistent), {}};
+    StatusOr<std::vector<rt::Fetch>> fetched = inner_->Run(persistent, feeds);
+    if (fetched.ok()) run.after = Take(persistent);
+    runs_.push_back(std::move(run));
+    return fetched;
+  }
+  std::vector<rt::FeedSpec> FeedSpecs() const override { return inner_->FeedSpecs(); }
+  std::vector<std::string> FetchNames() const override { return inner_->FetchNames(); }
+  std::vector<RunRecord>& runs() { return runs_; }
+
+ private:
+  std::unique_ptr<rt::Executor> inner_;
+  rt::OpTraceRecorder& recorder_;
+  int step_;
+  std::string job_;
+  std::vector<RunRecord> runs_;
+};
+
+struct SideRun {
+  Trace trace;
+  std::vector<rt::StepResult> steps;
+  std::optional<RunRecord> startup;
+  std::vector<RunRecord> main;  // per step
+};
+
+using ExecutorFactory = std::function<std::unique_ptr<rt::Executor>(const rt::ExecutorOptions&)>;
+
+StatusOr<SideRun> RunSide(const ExecutorFactory& main, const ExecutorFactory& startup,
+                          const ParityOptions& options, const rt::KeepPredicate& keep,
+                          const std::string& side, const std::string& file) {
+  rt::OpTraceRecorder recorder(keep);
+  rt::ExecutorOptions eo;
+  eo.gemm = options.gemm;
+  eo.seed = options.seed;
+  eo.observer = recorder.observer();
+  eo.file = file;
+  TracedExecutor main_executor(main(eo), recorder, 1, "");
+  std::optional<TracedExecutor> startup_executor;
+  if (startup) startup_executor.emplace(startup(eo), recorder, 0, "startup");
+  rt::TrainingConfig config;
+  config.steps = options.steps;
+  config.feeds = options.feeds;
+  config.random_feeds = true;
+  config.seed = options.seed;
+  config.batch_size = options.batch_size;
+  rt::Scope scope;
+  auto on_step = [&](const rt::StepResult& step) {
+    if (options.progress) options.progress(side, step.step, options.steps);
+  };
+  StatusOr<std::vector<rt::StepResult>> ran = rt::RunTraining(
+      startup_executor ? &*startup_executor : nullptr, main_executor, scope, config, on_step);
+  if (!ran.ok()) return Status(ran.status()).AddNote(fmt::format("in the {} run", side));
+  SideRun out;
+  out.trace = recorder.TakeRecords();
+  out.steps = std::move(ran).value();
+  if (startup_executor && !startup_executor->runs().empty()) {
+    out.startup = std::move(startup_executor->runs().front());
+  }
+  out.main = std::move(main_executor.runs());
+  return out;
+}
+
+rt::KeepPredicate KeepNames(std::set<std::string> names, rt::KeepPredicate also) {
+  return [names = std::move(names), also = std::move(also)](std::string_view name) {
+    return names.contains(std::string(name)) || also(name);
+  };
+}
+
+StatusOr<translator::Translation> TranslateVerified(const oldir::Program& legacy,
+                                                    const std::string& file) {
+  IRM_ASSIGN_OR_RETURN(translator::Translation t,
+                       translator::TranslateProgram(legacy, {.file = file}));
+  IRM_RETURN_IF_ERROR(newir::VerifyProgram(t.program, {.file = file + " (translated)"}));
+  return t;
+}
+
+// The top-level op at `index` of `program`; null for an op nested in a region.
+const newir::Operation* TopLevelOp(const newir::Program& program, int depth, int index) {
+  if (depth != 0) return nullptr;
+  int i = 0;
+  for (const newir::Operation& op : program.block()) {
+    if (i++ == index) return &op;
+  }
+  return nullptr;
+}
+
+std::string OldOpLabel(const rt::OpRecord& r) {
+  return fmt::format("{} (block {}, op {})", r.op_type, r.block, r.op_index);
+}
+std::string NewOpLabel(const rt::OpRecord& r) {
+  return r.block == 0 ? fmt::format("{} (op {})", r.op_type, r.op_index)
+                      : fmt::format("{} (depth {}, op {})", r.op_type, r.block, r.op_index);
+}
+
+void CompareFetches(const SideRun& old_run, const SideRun& new_run, ParityReport& report) {
+  for (size_t s = 0; s < old_run.steps.size() && s < new_run.steps.size(); ++s) {
+    const std::vector<rt::Fetch>& a = old_run.steps[s].fetches;
+    const std::vector<rt::Fetch>& b = new_run.steps[s].fetches;
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      ComparedTensor t;
+      t.group = TensorGroup::kFetch;
+      t.step = old_run.steps[s].step;
+      t.name = i < a.size() ? a[i].name : b[i].name;
+      if (i >= a.size() || i >= b.size()) {
+        t.comparison.reason = i >= a.size() ? "fetched only by the new-IR program"
+                                            : "fetched only by the legacy program";
+      } else if (a[i].name != b[i].name) {
+        t.comparison.reason = fmt::format("fetch {} is '{}' vs '{}'", i, b[i].name, a[i].name);
+      } else {
+        t.comparison = CompareTensors(b[i].tensor, a[i].tensor, report.tier);
+      }
+      report.tensors.push_back(std::move(t));
+    }
+  }
+}
+
+void CompareSnapshots(const Snapshot& old_vars, const Snapshot& new_vars, int step,
+                      ParityReport& report) {
+  std::set<std::string> names;
+  for (const auto& [name, t] : old_vars) names.insert(name);
+  for (const auto& [name, t] : new_vars) names.insert(name);
+  for (const std::string& name : names) {
+    ComparedTensor t;
+    t.group = TensorGroup::kParameter;
+    t.step = step;
+    t.name = name;
+    auto a = old_vars.find(name);
+    auto b = new_vars.find(name);
+    if (a == old_vars.end()) {
+      t.comparison.reason = "only in the new-IR scope";
+    } else if (b == new_vars.end()) {
+      t.comparison.reason = "only in the legacy scope";
+    } else {
+      t.comparison = CompareTensors(b->second, a->second, report.tier);
+    }
+    report.tensors.push_back(std::move(t));
+  }
+}
+
+std::vector<UnalignedEntry> Entries(const std::vector<UnalignedWrite>& writes, const Trace& trace) {
+  std::vector<UnalignedEntry> entries;
+  for (const UnalignedWrite& w : writes) {
+    entries.push_back(
+        {w.key.rank, w.key.step, w.key.micro_batch, w.key.name, trace[w.ref.record].op_type});
+  }
+  return entries;
+}
+
+}  // namespace
+
+StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOptions& options) {
+  if (programs.legacy_main == nullptr) {
+    return Status(StatusCode::kInvalidArgument, Location{}, "no legacy program to run");
+  }
+  if (options.tier == Tier::kNoiseFloor) {
+    // Comparing without the shadow would quietly be the reordered tier.
+    return Status(StatusCode::kUnimplemented, Location{},
+                  "the noise-floor tier needs a float64 shadow run, which the driver does not "
+                  "make; use the reordered tier");
+  }
+  const std::string legacy_file = programs.legacy_file.empty() ? "legacy" : programs.legacy_file;
+  std::optional<translator::Translation> translated_main;
+  std::optional<translator::Translation> translated_startup;
+  const newir::Program* new_main = programs.new_main;
+  const newir::Program* new_startup = programs.new_startup;
+  if (new_main == nullptr) {
+    IRM_ASSIGN_OR_RETURN(translated_main, TranslateVerified(*programs.legacy_main, legacy_file));
+    new_main = &translated_main->program;
+  }
+  if (new_startup == nullptr && programs.legacy_startup != nullptr) {
+    IRM_ASSIGN_OR_RETURN(translated_startup,
+                         TranslateVerified(*programs.legacy_startup, legacy_file + " (startup)"));
+    new_startup = &translated_startup->program;
+  }
+  const std::string new_file = programs.new_file.empty() ? "(translated)" : programs.new_file;
+
+  ExecutorFactory old_main = [&](const rt::ExecutorOptions& eo) {
+    return std::make_unique<rt::LegacyExecutor>(*programs.legacy_main, eo);
+  };
+  ExecutorFactory old_startup;
+  if (programs.legacy_startup != nullptr) {
+    old_startup = [&](const rt::ExecutorOptions& eo) {
+      return std::make_unique<rt::LegacyExecutor>(*programs.legacy_startup, eo);
+    };
+  }
+  ExecutorFactory pir_main = [&](const rt::ExecutorOptions& eo) {
+    return std::make_unique<rt::PirExecutor>(*new_main, eo);
+  };
+  ExecutorFactory pir_startup;
+  if (new_startup != nullptr) {
+    pir_startup = [&](const rt::ExecutorOptions& eo) {
+      return std::make_unique<rt::PirExecutor>(*new_startup, eo);
+    };
+  }
+
+  // The exact tier decides by hash; the others compare values, so every output is kept.
+  const rt::KeepPredicate user_keep =
+      options.keep.empty() ? rt::KeepNone() : rt::KeepMatching(options.keep);
+  const rt::KeepPredicate keep = options.tier == Tier::kExact ? user_keep : rt::KeepAll();
+  IRM_ASSIGN_OR_RETURN(SideRun old_run,
+                       RunSide(old_main, old_startup, options, keep, "legacy", legacy_file));
+  IRM_ASSIGN_OR_RETURN(SideRun new_run,
+                       RunSide(pir_main, pir_startup, options, keep, "new-IR", new_file));
+
+  ParityResult result;
+  ParityReport& report = result.report;
+  report.legacy_program = legacy_file;
+  report.new_program = new_file;
+  report.tier = options.tier;
+  report.steps = options.steps;
+  report.seed = options.seed;
+  report.gemm = rt::GemmModeName(options.gemm);
+
+  CompareFetches(old_run, new_run, report);
+  if (old_run.startup && new_run.startup) {
+    CompareSnapshots(old_run.startup->after, new_run.startup->after, 0, report);
+  }
+  for (size_t s = 0; s < old_run.main.size() && s < new_run.main.size(); ++s) {
+    CompareSnapshots(old_run.main[s].after, new_run.main[s].after, static_cast<int>(s) + 1, report);
+  }
+
+  const Alignment alignment = AlignTraces(old_run.trace, new_run.trace);
+  std::vector<PairResult> results =
+      CompareAligned(old_run.trace, new_run.trace, alignment, options.tier);
+  std::optional<FirstDivergence> divergence =
+      FindFirstDivergence(old_run.trace, new_run.trace, alignment, results, options.tier);
+
+  if (divergence && options.tier == Tier::kExact) {
+    // Hashes found it; re-run both sides keeping the op's inputs and outputs to measure it.
+    std::set<std::string> old_names, new_names;
+    const rt::OpRecord& old_op = old_run.trace[divergence->old_record];
+    old_names.insert(old_op.inputs.begin(), old_op.inputs.end());
+    for (const rt::OutputRecord& o : old_op.outputs) old_names.insert(o.name);
+    for (const rt::OutputRecord& o : new_run.trace[divergence->new_record].outputs) {
+      new_names.insert(o.name);
+    }
+    IRM_ASSIGN_OR_RETURN(SideRun old_again,
+                         RunSide(old_main, old_startup, options, KeepNames(old_names, user_keep),
+                                 "legacy", legacy_file));
+    IRM_ASSIGN_OR_RETURN(SideRun new_again,
+                         RunSide(pir_main, pir_startup, options, KeepNames(new_names, user_keep),
+                                 "new-IR", new_file));
+    if (old_again.trace.size() == old_run.trace.size() &&
+        new_again.trace.size() == new_run.trace.size()) {
+      old_run.trace = std::move(old_again.trace);
+      new_run.trace = std::move(new_again.trace);
+      for (size_t p : divergence->differing_pairs) {
+        const AlignedPair& pair = alignment.pairs[p];
+        results[p] =
+            CompareOutputs(old_run.trace, pair.old_ref, new_run.trace, pair.new_ref, options.tier);
+      }
+    }
+  }
+
+  for (size_t p = 0; p < alignment.pairs.size(); ++p) {
+    const AlignedPair& pair = alignment.pairs[p];
+    ComparedTensor t;
+    t.group = TensorGroup::kIntermediate;
+    t.rank = pair.key.rank;
+    t.step = pair.key.step;
+    t.micro_batch = pair.key.micro_batch;
+    t.name = pair.key.name;
+    t.occurrence = pair.key.occurrence;
+    t.old_op = OldOpLabel(old_run.trace[pair.old_ref.record]);
+    t.new_op = NewOpLabel(new_run.trace[pair.new_ref.record]);
+    t.compared = results[p].compared;
+    t.by_hash = results[p].by_hash;
+    t.comparison = results[p].comparison;
+    report.tensors.push_back(std::move(t));
+  }
+  report.old_only = Entries(alignment.old_only, old_run.trace);
+  report.new_only = Entries(alignment.new_only, new_run.trace);
+  report.unnamed_new = Entries(alignment.unnamed_new, new_run.trace);
+
+  if (divergence) {
+    const rt::OpRecord& old_op = old_run.trace[divergence->old_record];
+    const rt::OpRecord& new_op = new_run.trace[divergence->new_record];
+    const oldir::Program& old_program = old_op.step == 0 && programs.legacy_startup
+                                            ? *programs.legacy_startup
+                                            : *programs.legacy_main;
+    const newir::Program& new_program =
+        new_op.step == 0 && new_startup != nullptr ? *new_startup : *new_main;
+    DivergenceReport d;
+    d.rank = old_op.rank;
+    d.step = old_op.step;
+    d.micro_batch = old_op.micro_batch;
+    d.job = old_op.job;
+    d.old_op = {old_op.op_type, old_op.block, old_op.op_index, ""};
+    if (old_op.block < old_program.num_blocks() &&
+        old_op.op_index < old_program.block(old_op.block).num_ops()) {
+      d.old_op.text = oldir::DumpOp(old_program.block(old_op.block).op(old_op.op_index));
+    }
+    d.new_op = {new_op.op_type, new_op.block, new_op.op_index, ""};
+    const newir::Operation* suspect = TopLevelOp(new_program, new_op.block, new_op.op_index);
+    d.new_op.text = suspect != nullptr ? newir::PrintOperation(*suspect) : new_op.op_type;
+    for (size_t p : divergence->differing_pairs) {
+      d.differing_outputs.push_back(alignment.pairs[p].key.name);
+    }
+    const PairResult& first = results[divergence->differing_pairs.front()];
+    d.comparison = first.comparison;
+    d.has_metrics = first.compared && !first.by_hash;
+    d.inputs_matched = divergence->inputs_matched;
+    for (const InputCheck& in : divergence->inputs) {
+      if (!in.matched) d.unmatched_inputs.push_back(in.name);
+    }
+    d.later_differing = divergence->later_differing;
+    report.first_divergence = std::move(d);
+
+    if (options.isolate && suspect != nullptr) {
+      const WriteIndex old_writes(old_run.trace);
+      const size_t record = divergence->old_record;
+      const RunRecord* run = nullptr;
+      if (old_op.step == 0) {
+        run = old_run.startup ? &*old_run.startup : nullptr;
+      } else if (static_cast<size_t>(old_op.step) <= old_run.main.size()) {
+        run = &old_run.main[static_cast<size_t>(old_op.step) - 1];
+      }
+      const LegacyValue inputs = [&](const std::string& name) -> const rt::Tensor* {
+        if (std::optional<TensorRef> w = old_writes.LatestBefore(old_op.rank, name, record)) {
+          return KeptTensor(old_run.trace, *w);
+        }
+        if (run == nullptr) return nullptr;
+        if (auto it = run->feeds.find(name); it != run->feeds.end()) return &it->second;
+        if (auto it = run->before.find(name); it != run->before.end()) return &it->second;
+        return nullptr;
+      };
+      const LegacyValue outputs = [&](const std::string& name) -> const rt::Tensor* {
+        for (size_t o = 0; o < old_op.outputs.size(); ++o) {
+          if (old_op.outputs[o].name == name) return KeptTensor(old_run.trace, {record, o});
+        }
+        return nullptr;
+      };
+      rt::ExecutorOptions eo;
+      eo.gemm = options.gemm;
+      eo.seed = options.seed;
+      report.isolation = IsolateNewOp(*suspect, inputs, outputs, options.tier, eo);
+    }
+  }
+  result.old_trace = std::move(old_run.trace);
+  result.new_trace = std::move(new_run.trace);
+  return result;
+}
+
+}  // namespace irm::diff

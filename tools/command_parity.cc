@@ -1,0 +1,203 @@
+// `ir-migrate parity`: runs a legacy program (after its startup program) and its new-IR twin — a
+// given new-IR program, or the legacy program translated on the fly — on the reference runtime for
+// N steps with the same feeds, compares every fetch, every persistable var and every aligned
+// intermediate, localises the first divergence and re-runs the suspect op in isolation. Markdown
+// on stdout; JSON and JUnit reports and .npy dumps on request. Exit 0 parity, 1 mismatch, 2 bad
+// input, 3 runtime failure. One program on one rank; bundles need the multi-rank runtime.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "common/file_io.h"
+#include "common/npy.h"
+#include "diff_tests/parity_run.h"
+#include "newir/verifier.h"
+#include "reference_runtime/program_file.h"
+#include "tools/commands.h"
+#include "tools/exit_code.h"
+#include "translator/translate.h"
+
+namespace irm::tools {
+namespace {
+
+// Failures before anything runs — files, formats, flags, translation — are bad input.
+int FailInput(const Status& status, std::ostream& err) {
+  err << status.diagnostic().Render();
+  return kExitBadInput;
+}
+
+// A run failure: a kernel refusing what the program computed is a runtime failure (3); a missing
+// feed or parameter, an op without a binding, is bad input (2).
+int FailRun(const Status& status, std::ostream& err) {
+  err << status.diagnostic().Render();
+  return status.code() == StatusCode::kInvalid || status.code() == StatusCode::kInternal
+             ? kExitRuntimeFailure
+             : ExitCodeFor(status);
+}
+
+StatusOr<rt::FeedMap> ReadFeeds(const std::vector<std::string>& feeds) {
+  rt::FeedMap map;
+  for (const std::string& feed : feeds) {
+    const size_t eq = feed.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == feed.size()) {
+      return Status(StatusCode::kInvalidArgument, Location{},
+                    fmt::format("--feed '{}' is not NAME=FILE.npy", feed));
+    }
+    IRM_ASSIGN_OR_RETURN(const HostTensor host, LoadNpy(feed.substr(eq + 1)));
+    StatusOr<rt::Tensor> t = rt::Tensor::FromHost(host);
+    if (!t.ok()) return Status(t.status()).InFile(feed.substr(eq + 1));
+    map[feed.substr(0, eq)] = std::move(t).value();
+  }
+  return map;
+}
+
+// Loads `path` and insists on its IR.
+StatusOr<rt::LoadedProgram> LoadAs(const std::string& path, bool new_ir, const char* role) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status(StatusCode::kUnimplemented, Location::File(path),
+                  fmt::format("the {} is a directory: bundles need the multi-rank runtime; give "
+                              "one program file",
+                              role));
+  }
+  IRM_ASSIGN_OR_RETURN(rt::LoadedProgram loaded, rt::LoadProgramForRun(path, {}));
+  if (loaded.new_ir != new_ir) {
+    return Status(StatusCode::kInvalidArgument, Location::File(path),
+                  fmt::format("the {} must be a {} program, and this is a {} one", role,
+                              new_ir ? "new-IR" : "legacy", loaded.new_ir ? "new-IR" : "legacy"));
+  }
+  return loaded;
+}
+
+StatusOr<translator::Translation> Translate(const oldir::Program& program,
+                                            const std::string& file) {
+  IRM_ASSIGN_OR_RETURN(translator::Translation t,
+                       translator::TranslateProgram(program, {.file = file}));
+  IRM_RETURN_IF_ERROR(newir::VerifyProgram(t.program, {.file = file + " (translated)"}));
+  return t;
+}
+
+// "legacy.step1.fc_0.tmp_0.npy": a name safe in any file system.
+std::string DumpName(const std::string& side, const rt::OpRecord& record,
+                     const rt::OutputRecord& output, int occurrence) {
+  std::string name;
+  for (char c : output.name) {
+    name +=
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '@'
+            ? c
+            : '_';
+  }
+  return fmt::format("{}.step{}.{}{}.npy", side, record.step, name,
+                     occurrence > 0 ? fmt::format(".{}", occurrence) : "");
+}
+
+// Writes every kept tensor of `trace` (the first divergence's, those --dump-name asked for).
+StatusOr<int> DumpTrace(const diff::Trace& trace, const std::string& side, const std::string& dir) {
+  std::map<std::pair<int, std::string>, int> seen;
+  int written = 0;
+  for (const rt::OpRecord& record : trace) {
+    for (const rt::OutputRecord& output : record.outputs) {
+      if (!output.produced || !output.tensor) continue;
+      const int occurrence = seen[{record.step, output.name}]++;
+      IRM_RETURN_IF_ERROR(
+          SaveNpy(output.tensor->ToHost(), dir + "/" + DumpName(side, record, output, occurrence)));
+      ++written;
+    }
+  }
+  return written;
+}
+
+}  // namespace
+
+int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err) {
+  StatusOr<rt::LoadedProgram> legacy = LoadAs(command.legacy, false, "legacy program");
+  if (!legacy.ok()) return FailInput(legacy.status(), err);
+  std::optional<rt::LoadedProgram> startup;
+  if (!command.startup.empty()) {
+    StatusOr<rt::LoadedProgram> s = LoadAs(command.startup, false, "startup program");
+    if (!s.ok()) return FailInput(s.status(), err);
+    startup = std::move(s).value();
+  }
+  std::optional<rt::LoadedProgram> against;
+  std::optional<translator::Translation> translated_main;
+  if (!command.against.empty()) {
+    StatusOr<rt::LoadedProgram> a = LoadAs(command.against, true, "--against program");
+    if (!a.ok()) return FailInput(a.status(), err);
+    against = std::move(a).value();
+  } else {
+    StatusOr<translator::Translation> t = Translate(*legacy->legacy, command.legacy);
+    if (!t.ok()) return FailInput(t.status(), err);
+    translated_main = std::move(t).value();
+  }
+  std::optional<translator::Translation> translated_startup;
+  if (startup) {
+    StatusOr<translator::Translation> t = Translate(*startup->legacy, command.startup);
+    if (!t.ok()) return FailInput(t.status(), err);
+    translated_startup = std::move(t).value();
+  }
+  StatusOr<rt::FeedMap> feeds = ReadFeeds(command.feeds);
+  if (!feeds.ok()) return FailInput(feeds.status(), err);
+  if (command.steps < 1) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location{},
+                            fmt::format("--steps must be at least 1, got {}", command.steps)),
+                     err);
+  }
+  if (!command.dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(command.dump_dir, ec);
+    if (ec) {
+      return FailInput(Status(StatusCode::kIoError, Location::File(command.dump_dir),
+                              fmt::format("cannot create the dump folder: {}", ec.message())),
+                       err);
+    }
+  }
+
+  diff::ParityPrograms programs;
+  programs.legacy_main = legacy->legacy.get();
+  programs.legacy_startup = startup ? startup->legacy.get() : nullptr;
+  programs.new_main = against ? against->pir.get() : &translated_main->program;
+  programs.new_startup = translated_startup ? &translated_startup->program : nullptr;
+  programs.legacy_file = command.legacy;
+  programs.new_file = command.against;
+  diff::ParityOptions options;
+  options.steps = command.steps;
+  options.feeds = std::move(feeds).value();
+  options.seed = command.seed;
+  options.batch_size = command.batch_size;
+  options.tier = command.tier;
+  options.gemm = command.gemm;
+  options.keep = command.dump_names;
+  if (&err == &std::cerr && isatty(STDERR_FILENO)) {
+    options.progress = [&err](const std::string& side, int step, int steps) {
+      err << fmt::format("\r{} run: step {}/{}", side, step, steps) << (step == steps ? "\n" : "");
+      err.flush();
+    };
+  }
+  StatusOr<diff::ParityResult> result = diff::RunParity(programs, options);
+  if (!result.ok()) return FailRun(result.status(), err);
+  const diff::ParityReport& report = result->report;
+
+  if (!command.report.empty()) {
+    const Status written = WriteFileAtomically(command.report, diff::RenderJson(report));
+    if (!written.ok()) return FailInput(written, err);
+  }
+  if (!command.junit.empty()) {
+    const Status written = WriteFileAtomically(command.junit, diff::RenderJunit(report));
+    if (!written.ok()) return FailInput(written, err);
+  }
+  if (!command.dump_dir.empty()) {
+    StatusOr<int> a = DumpTrace(result->old_trace, "legacy", command.dump_dir);
+    if (!a.ok()) return FailInput(a.status(), err);
+    StatusOr<int> b = DumpTrace(result->new_trace, "new", command.dump_dir);
+    if (!b.ok()) return FailInput(b.status(), err);
+    err << fmt::format("dumped {} tensors to {}\n", *a + *b, command.dump_dir);
+  }
+  out << diff::RenderMarkdown(report);
+  return report.parity() ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace irm::tools
