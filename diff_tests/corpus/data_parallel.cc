@@ -27,9 +27,7 @@ StatusOr<BundleCase> MlpCase(int ranks, int64_t rows, const CorpusOptions& optio
   // Every rank runs the same programs: the same seed gives every rank the same initial
   // parameters, as the broadcast from rank 0 does in Paddle.
   for (int r = 0; r < ranks; ++r) {
-    RankPrograms rank{model.startup.Build(), {}, std::nullopt};
-    rank.jobs.emplace("main", model.main.Build());
-    c.ranks.push_back(std::move(rank));
+    c.ranks.push_back(MainOnlyRank(model));
   }
   return c;
 }

@@ -120,9 +120,7 @@ StatusOr<BundleCase> GradientMergeMlp(int k_steps, const CorpusOptions& options)
                        {"dp_degree", kRanks},
                        {"gradient_merge", {{"k_steps", k_steps}, {"avg", true}}}};
   for (int r = 0; r < kRanks; ++r) {
-    RankPrograms rank{model.startup.Build(), {}, std::nullopt};
-    rank.jobs.emplace("main", model.main.Build());
-    c.ranks.push_back(std::move(rank));
+    c.ranks.push_back(MainOnlyRank(model));
   }
   return c;
 }

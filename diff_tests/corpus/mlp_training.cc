@@ -52,6 +52,12 @@ oldir::Bundle BaseBundle(const oldir::models::ModelPrograms& model, int world_si
   return bundle;
 }
 
+RankPrograms MainOnlyRank(const oldir::models::ModelPrograms& model) {
+  RankPrograms rank{model.startup.Build(), {}, std::nullopt};
+  rank.jobs.emplace("main", model.main.Build());
+  return rank;
+}
+
 void AppendGradientSync(oldir::ProgramBuilder& main, const std::vector<oldir::ParamGrad>& grads,
                         int ranks) {
   oldir::ScopedOpRole role(main, oldir::kBackward);

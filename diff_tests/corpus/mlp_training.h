@@ -25,6 +25,9 @@ void AppendFetchOps(oldir::models::ModelPrograms* model);
 oldir::Bundle BaseBundle(const oldir::models::ModelPrograms& model, int world_size, int64_t rows,
                          const CorpusOptions& options);
 
+// A rank without a plan: the model's startup program and its main program as job "main".
+RankPrograms MainOnlyRank(const oldir::models::ModelPrograms& model);
+
 // Appends `c_allreduce_sum(X=g) -> g` on ring 0 and `scale(g, 1/ranks) -> g` per gradient (op role
 // Backward): data parallelism's gradient synchronisation.
 void AppendGradientSync(oldir::ProgramBuilder& main, const std::vector<oldir::ParamGrad>& grads,

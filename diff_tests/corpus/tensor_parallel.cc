@@ -124,9 +124,7 @@ StatusOr<BundleCase> TensorParallelMlp(int ranks, const CorpusOptions& options) 
       // Every rank reads the same rows: one data-parallel replica.
       c.bundle.strategy = {{"kind", "tensor_parallel"}, {"mp_degree", ranks}, {"dp_degree", 1}};
     }
-    RankPrograms rank{m.startup.Build(), {}, std::nullopt};
-    rank.jobs.emplace("main", m.main.Build());
-    c.ranks.push_back(std::move(rank));
+    c.ranks.push_back(MainOnlyRank(m));
   }
   return c;
 }

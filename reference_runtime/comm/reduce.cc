@@ -6,42 +6,10 @@
 #include <fmt/format.h>
 
 #include "reference_runtime/dtype_visit.h"
+#include "reference_runtime/kernels/numeric.h"
 
 namespace irm::rt {
 namespace {
-
-template <typename T>
-struct Accumulator {
-  using type = T;
-};
-template <>
-struct Accumulator<Float16> {
-  using type = float;
-};
-template <>
-struct Accumulator<BFloat16> {
-  using type = float;
-};
-
-template <typename T>
-typename Accumulator<T>::type Widen(T v) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-    return ToFloat(v);
-  } else {
-    return v;
-  }
-}
-
-template <typename T>
-T Narrow(typename Accumulator<T>::type v) {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return ToFloat16(v);
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return ToBFloat16(v);
-  } else {
-    return v;
-  }
-}
 
 // Integer sums and products wrap as the unsigned type does: defined, and the same bits as the
 // two's-complement wrap of the signed type.
@@ -86,15 +54,15 @@ A Min(A acc, A x) {
 template <typename T>
 void ReduceTyped(const std::vector<const Tensor*>& inputs, ReduceOp op, int64_t in_begin,
                  int64_t count, Tensor& out, int64_t out_begin) {
-  using A = typename Accumulator<T>::type;
+  using A = Compute<T>;  // float16 / bfloat16 accumulate in float32 and round once
   const size_t n = inputs.size();
   std::vector<const T*> src(n);
   for (size_t r = 0; r < n; ++r) src[r] = inputs[r]->data<T>() + in_begin;
   T* dst = out.data<T>() + out_begin;
   for (int64_t i = 0; i < count; ++i) {
-    A acc = Widen(src[0][i]);
+    A acc = Load(src[0][i]);
     for (size_t r = 1; r < n; ++r) {
-      const A x = Widen(src[r][i]);
+      const A x = Load(src[r][i]);
       switch (op) {
         case ReduceOp::kSum:
         case ReduceOp::kAvg:
@@ -113,7 +81,7 @@ void ReduceTyped(const std::vector<const Tensor*>& inputs, ReduceOp op, int64_t 
     }
     if (op == ReduceOp::kAvg) acc = static_cast<A>(acc / static_cast<A>(n));
     // Every input element is read before its output element is written, so `out` may alias.
-    dst[i] = Narrow<T>(acc);
+    dst[i] = Store<T>(acc);
   }
 }
 
