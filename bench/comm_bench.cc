@@ -323,7 +323,7 @@ int main(int argc, char** argv) {
       if (!run.Has(ar)) continue;
       const double busbw = static_cast<double>(bytes) / s[ar] * 1e-9 * 2 * (ranks - 1) / ranks;
       line +=
-          fmt::format("; {} ranks busbw {:.3f} GB/s ({:.3f}x)", ranks, busbw, busbw / memcpy_bw);
+          fmt::format("; {} ranks busbw {:.3g} GB/s ({:.3g}x)", ranks, busbw, busbw / memcpy_bw);
     }
     fmt::print("{}\n", line);
   }
