@@ -127,8 +127,8 @@ void BM_AllReduce(benchmark::State& state) {
     state.SkipWithError(status.ToString().c_str());
     return;
   }
-  // Plain values from our own clock (Google Benchmark's rate counters divide by CPU time, which
-  // for rank 0's thread excludes its waits).
+  // Plain values from rank 0's wall clock over the loop, so that no rate depends on which time
+  // (real or the driving thread's CPU time, which excludes its waits) the library divides by.
   const double algbw =
       static_cast<double>(bytes) * static_cast<double>(state.iterations()) / seconds * 1e-9;
   state.counters["algbw_GBps"] = algbw;
