@@ -27,7 +27,13 @@ const char* IsolationVerdictName(IsolationReport::Verdict verdict) {
   return "not run";
 }
 
-bool ParityReport::parity() const { return Mismatched() == 0; }
+bool ParityReport::parity() const { return Mismatched() == 0 && CommMismatched() == 0; }
+
+int ParityReport::CommMismatched() const {
+  int n = 0;
+  for (const CommDiff& c : communication) n += c.equal ? 0 : 1;
+  return n;
+}
 
 int ParityReport::Compared(std::optional<TensorGroup> group) const {
   int n = 0;

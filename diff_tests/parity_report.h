@@ -1,7 +1,8 @@
 // The result of a parity run, as every report format renders it: what was compared (fetches,
 // parameters and optimizer state, aligned intermediates — per rank, step and micro-batch) with
 // each comparison's verdict and metrics, what could not be aligned, the first divergence with
-// both ops in their IRs' text forms, and the verdict of isolated re-execution. Rendered as
+// both ops in their IRs' text forms, the verdict of isolated re-execution and, for a bundle, each
+// rank's communication-trace diff. Rendered as
 // Markdown for people, canonical JSON (schema: docs/parity-report.schema.json) and JUnit XML.
 #pragma once
 
@@ -74,6 +75,20 @@ struct UnalignedEntry {
   std::string op_type;
 };
 
+// One rank's communication calls compared (comm_trace.h): the legacy run's trace against the
+// new-IR run's. Any difference is a mismatch: it predicts a hang or wrong data on some rank.
+struct CommDiff {
+  int rank = 0;
+  int old_records = 0;
+  int new_records = 0;
+  bool equal = true;
+  // When not equal: the first differing record and both records described ("all_reduce sum
+  // float32 x6 (ring 0, op 3)"), "(none)" on the side whose trace ended first.
+  int64_t index = 0;
+  std::string old_record;
+  std::string new_record;
+};
+
 struct ParityReport {
   std::string legacy_program;
   std::string new_program;  // a file, or "(translated)"
@@ -87,10 +102,13 @@ struct ParityReport {
   std::vector<UnalignedEntry> unnamed_new;
   std::optional<DivergenceReport> first_divergence;
   std::optional<IsolationReport> isolation;
+  // Per rank, in rank order; empty for a single program (no communication to compare).
+  std::vector<CommDiff> communication;
 
   // Every compared tensor passes (a tensor the tier could not compare is no failure; it is
-  // counted).
+  // counted) and every rank communicates alike.
   bool parity() const;
+  int CommMismatched() const;
   int Compared(std::optional<TensorGroup> group = std::nullopt) const;
   int Mismatched(std::optional<TensorGroup> group = std::nullopt) const;
   int NotCompared() const;
@@ -99,7 +117,8 @@ struct ParityReport {
 std::string RenderMarkdown(const ParityReport& report);
 // Canonical JSON: keys sorted, two-space indent, a trailing newline; non-finite numbers as null.
 std::string RenderJson(const ParityReport& report);
-// One test case per rank and group (fetches, parameters, intermediates).
+// One test case per rank and group (fetches, parameters, intermediates), and one per rank named
+// "communication" when the report compares communication.
 std::string RenderJunit(const ParityReport& report, const std::string& suite_name = "parity");
 
 }  // namespace irm::diff

@@ -158,5 +158,68 @@ TEST(ParityReportTest, JunitHasACasePerRankAndGroup) {
   EXPECT_EQ(xml.find("h<1>"), std::string::npos);
 }
 
+// A bundle's report: every tensor equal, rank 1 calling differently.
+ParityReport CommReport() {
+  ParityReport r;
+  r.legacy_program = "tp2";
+  r.new_program = "(translated)";
+  r.gemm = "blas";
+  r.tensors.push_back(Tensor(TensorGroup::kFetch, "loss", true, 0));
+  r.communication.push_back({0, 2, 2, true, 0, "", ""});
+  r.communication.push_back({1, 2, 1, false, 1, "recv float32 x4 from 0 (ring 0)", "(none)"});
+  return r;
+}
+
+TEST(ParityReportTest, ACommunicationDifferenceIsAMismatch) {
+  const ParityReport r = CommReport();
+  EXPECT_EQ(r.Mismatched(), 0);
+  EXPECT_EQ(r.CommMismatched(), 1);
+  EXPECT_FALSE(r.parity());
+  const std::string text = RenderJson(r);
+  EXPECT_TRUE(SchemaErrors(text).empty()) << ::testing::PrintToString(SchemaErrors(text));
+  const json j = json::parse(text);
+  EXPECT_EQ(j["verdict"], "mismatch");
+  EXPECT_EQ(j["summary"]["communication_mismatched"], 1);
+  EXPECT_TRUE(j["communication"][0]["first_difference"].is_null());
+  EXPECT_EQ(j["communication"][1]["first_difference"]["index"], 1);
+  EXPECT_EQ(j["communication"][1]["first_difference"]["old_record"],
+            "recv float32 x4 from 0 (ring 0)");
+  EXPECT_EQ(j["communication"][1]["new_records"], 1);
+  // The schema checks the entries: one without its rank does not pass.
+  json broken = j;
+  broken["communication"][0].erase("rank");
+  EXPECT_EQ(SchemaErrors(broken.dump()),
+            (std::vector<std::string>{"/communication/0: missing 'rank'"}));
+
+  const std::string md = RenderMarkdown(r);
+  EXPECT_EQ(md.rfind("# Parity: MISMATCH\n", 0), 0u);
+  EXPECT_NE(md.find("## Communication\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0 | 2 | 2 | same |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1 | 2 | 1 | DIFF at call 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Rank 1, call 1: legacy `recv float32 x4 from 0 (ring 0)` vs new IR `(none)`."),
+            std::string::npos)
+      << md;
+
+  const std::string xml = RenderJunit(r);
+  EXPECT_NE(xml.find("<testsuite name=\"parity\" tests=\"8\" failures=\"1\" errors=\"0\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"parity.rank0\" name=\"communication\">\n"
+                     "      <system-out>2 calls, the same on both sides</system-out>"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<failure message=\"call 1 differs\">legacy: recv float32 x4 from 0 (ring "
+                     "0)\nnew IR: (none)\n</failure>"),
+            std::string::npos)
+      << xml;
+}
+
+TEST(ParityReportTest, ASingleProgramReportHasNoCommunicationSection) {
+  const ParityReport r = MismatchReport();
+  EXPECT_EQ(RenderMarkdown(r).find("## Communication"), std::string::npos);
+  EXPECT_EQ(RenderJunit(r).find("communication"), std::string::npos);
+  EXPECT_TRUE(json::parse(RenderJson(r))["communication"].empty());
+}
+
 }  // namespace
 }  // namespace irm::diff

@@ -68,13 +68,32 @@ json UnalignedJson(const std::vector<UnalignedEntry>& entries) {
   return list;
 }
 
+json CommJson(const std::vector<CommDiff>& diffs) {
+  json list = json::array();
+  for (const CommDiff& c : diffs) {
+    json j = {{"rank", c.rank},
+              {"equal", c.equal},
+              {"old_records", c.old_records},
+              {"new_records", c.new_records}};
+    j["first_difference"] =
+        c.equal
+            ? json(nullptr)
+            : json{{"index", c.index}, {"old_record", c.old_record}, {"new_record", c.new_record}};
+    list.push_back(j);
+  }
+  return list;
+}
+
 }  // namespace
 
 std::string RenderJson(const ParityReport& report) {
-  json summary = {
-      {"compared", report.Compared()},        {"mismatched", report.Mismatched()},
-      {"not_compared", report.NotCompared()}, {"unnamed_new_values", report.unnamed_new.size()},
-      {"old_only", report.old_only.size()},   {"new_only", report.new_only.size()}};
+  json summary = {{"compared", report.Compared()},
+                  {"mismatched", report.Mismatched()},
+                  {"not_compared", report.NotCompared()},
+                  {"unnamed_new_values", report.unnamed_new.size()},
+                  {"old_only", report.old_only.size()},
+                  {"new_only", report.new_only.size()},
+                  {"communication_mismatched", report.CommMismatched()}};
   for (TensorGroup g : kEveryGroup) {
     summary[TensorGroupName(g)] = {{"compared", report.Compared(g)},
                                    {"mismatched", report.Mismatched(g)}};
@@ -92,6 +111,7 @@ std::string RenderJson(const ParityReport& report) {
             {"gemm", report.gemm},
             {"summary", summary},
             {"tensors", tensors},
+            {"communication", CommJson(report.communication)},
             {"unaligned",
              {{"old_only", UnalignedJson(report.old_only)},
               {"new_only", UnalignedJson(report.new_only)},

@@ -1,6 +1,7 @@
 // The parity report as JUnit XML for CI runners: one test suite, one test case per rank and
 // checked group (fetches, parameters, intermediates); a group with a mismatch fails with the
-// first differing tensors in its message.
+// first differing tensors in its message. A bundle's report adds a "communication" case per rank
+// that fails with the first differing call.
 #include <map>
 #include <set>
 
@@ -42,6 +43,11 @@ std::string XmlEscape(std::string_view text) {
 std::string RenderJunit(const ParityReport& report, const std::string& suite_name) {
   std::set<int> ranks;
   for (const ComparedTensor& t : report.tensors) ranks.insert(t.rank);
+  std::map<int, const CommDiff*> comm;
+  for (const CommDiff& c : report.communication) {
+    ranks.insert(c.rank);
+    comm[c.rank] = &c;
+  }
   if (ranks.empty()) ranks.insert(0);
   struct Case {
     int compared = 0;
@@ -76,6 +82,22 @@ std::string RenderJunit(const ParityReport& report, const std::string& suite_nam
         body +=
             fmt::format("      <system-out>{} compared, all equal under the {} tier</system-out>\n",
                         c.compared, TierName(report.tier));
+      }
+      body += "    </testcase>\n";
+    }
+    if (auto it = comm.find(rank); it != comm.end()) {
+      const CommDiff& c = *it->second;
+      ++tests;
+      body += fmt::format("    <testcase classname=\"{}.rank{}\" name=\"communication\">\n",
+                          XmlEscape(suite_name), rank);
+      if (!c.equal) {
+        ++failures;
+        body += fmt::format(
+            "      <failure message=\"call {} differs\">legacy: {}\nnew IR: {}\n</failure>\n",
+            c.index, XmlEscape(c.old_record), XmlEscape(c.new_record));
+      } else {
+        body += fmt::format("      <system-out>{} calls, the same on both sides</system-out>\n",
+                            c.old_records);
       }
       body += "    </testcase>\n";
     }

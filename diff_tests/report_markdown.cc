@@ -1,6 +1,6 @@
 // The parity report as Markdown for people: the verdict, counts per group, the first divergence
-// with both ops in their IRs' text forms, isolated re-execution, the compared tensors worst
-// first, and what could not be aligned.
+// with both ops in their IRs' text forms, isolated re-execution, each rank's communication (a
+// bundle's), the compared tensors worst first, and what could not be aligned.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -57,6 +57,21 @@ void ListUnaligned(std::string& md, const char* what, const std::vector<Unaligne
   md += fmt::format(" — {}{}\n", fmt::join(names, ", "), entries.size() > kMaxListed ? ", …" : "");
 }
 
+void Communication(std::string& md, const std::vector<CommDiff>& diffs) {
+  if (diffs.empty()) return;
+  md +=
+      "\n## Communication\n\n| rank | legacy calls | new-IR calls | result |\n|---|---|---|---|\n";
+  for (const CommDiff& c : diffs) {
+    md += fmt::format("| {} | {} | {} | {} |\n", c.rank, c.old_records, c.new_records,
+                      c.equal ? "same" : fmt::format("DIFF at call {}", c.index));
+  }
+  for (const CommDiff& c : diffs) {
+    if (c.equal) continue;
+    md += fmt::format("\nRank {}, call {}: legacy `{}` vs new IR `{}`.\n", c.rank, c.index,
+                      c.old_record, c.new_record);
+  }
+}
+
 }  // namespace
 
 std::string RenderMarkdown(const ParityReport& report) {
@@ -74,6 +89,8 @@ std::string RenderMarkdown(const ParityReport& report) {
     md += fmt::format("\n{} aligned tensors were not compared: the {} tier needs their values.\n",
                       report.NotCompared(), TierName(report.tier));
   }
+
+  Communication(md, report.communication);
 
   if (report.first_divergence) {
     const DivergenceReport& d = *report.first_divergence;
@@ -107,7 +124,7 @@ std::string RenderMarkdown(const ParityReport& report) {
     }
   }
 
-  if (report.parity()) {
+  if (report.Mismatched() == 0) {
     md += fmt::format("\nAll {} compared tensors are equal under the {} tier.\n", report.Compared(),
                       TierName(report.tier));
   } else {

@@ -3,7 +3,9 @@
 // N steps with the same feeds, compares every fetch, every persistable var and every aligned
 // intermediate, localises the first divergence and re-runs the suspect op in isolation. Markdown
 // on stdout; JSON and JUnit reports and .npy dumps on request. Exit 0 parity, 1 mismatch, 2 bad
-// input, 3 runtime failure. One program on one rank; bundles need the multi-rank runtime.
+// input, 3 runtime failure. A bundle directory runs every rank of it and of its pir twin on the
+// thread world (bundle_parity.h) and adds each rank's communication to the comparison; a hang in
+// either run is a runtime failure with what every rank was waiting for.
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,8 +16,10 @@
 
 #include "common/file_io.h"
 #include "common/npy.h"
+#include "diff_tests/bundle_parity.h"
 #include "diff_tests/parity_run.h"
 #include "newir/verifier.h"
+#include "oldir/bundle.h"
 #include "reference_runtime/program_file.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
@@ -60,7 +64,7 @@ StatusOr<rt::LoadedProgram> LoadAs(const std::string& path, bool new_ir, const c
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     return Status(StatusCode::kUnimplemented, Location::File(path),
-                  fmt::format("the {} is a directory: bundles need the multi-rank runtime; give "
+                  fmt::format("the {} is a directory: a bundle is compared with a bundle; give "
                               "one program file",
                               role));
   }
@@ -111,9 +115,114 @@ StatusOr<int> DumpTrace(const diff::Trace& trace, const std::string& side, const
   return written;
 }
 
+bool ProgressOnTerminal(const std::ostream& err) {
+  return &err == &std::cerr && isatty(STDERR_FILENO);
+}
+
+Status CreateDumpDir(const std::string& dir) {
+  if (dir.empty()) return Status::Ok();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return Status(StatusCode::kIoError, Location::File(dir),
+                  fmt::format("cannot create the dump folder: {}", ec.message()));
+  }
+  return Status::Ok();
+}
+
+// Writes the reports and dumps asked for, prints the Markdown and returns the verdict's exit code.
+int Emit(const ParityCommand& command, const diff::ParityResult& result, std::ostream& out,
+         std::ostream& err) {
+  const diff::ParityReport& report = result.report;
+  if (!command.report.empty()) {
+    const Status written = WriteFileAtomically(command.report, diff::RenderJson(report));
+    if (!written.ok()) return FailInput(written, err);
+  }
+  if (!command.junit.empty()) {
+    const Status written = WriteFileAtomically(command.junit, diff::RenderJunit(report));
+    if (!written.ok()) return FailInput(written, err);
+  }
+  if (!command.dump_dir.empty()) {
+    StatusOr<int> a = DumpTrace(result.old_trace, "legacy", command.dump_dir);
+    if (!a.ok()) return FailInput(a.status(), err);
+    StatusOr<int> b = DumpTrace(result.new_trace, "new", command.dump_dir);
+    if (!b.ok()) return FailInput(b.status(), err);
+    err << fmt::format("dumped {} tensors to {}\n", *a + *b, command.dump_dir);
+  }
+  out << diff::RenderMarkdown(report);
+  return report.parity() ? kExitOk : kExitCheckFailed;
+}
+
+// A legacy bundle against its pir twin, every rank at once on the thread world.
+int RunBundleParity(const ParityCommand& command, std::ostream& out, std::ostream& err) {
+  if (command.backend != "thread") {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location{},
+                            fmt::format("--backend {}: this build has only the thread backend",
+                                        command.backend)),
+                     err);
+  }
+  if (!command.startup.empty()) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location{},
+                            "--startup names one program's startup: every rank of a bundle runs "
+                            "its own"),
+                     err);
+  }
+  StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.legacy);
+  if (!bundle.ok()) return FailInput(bundle.status(), err);
+  if (command.ranks != 0 && command.ranks != bundle->world_size) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location::File(command.legacy),
+                            fmt::format("--ranks {} is not the bundle's world size {}",
+                                        command.ranks, bundle->world_size)),
+                     err);
+  }
+  std::error_code ec;
+  if (!command.against.empty() && !std::filesystem::is_directory(command.against, ec)) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location::File(command.against),
+                            "--against must be a pir bundle directory when the legacy input is "
+                            "a bundle"),
+                     err);
+  }
+  if (command.steps && *command.steps < 1) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location{},
+                            fmt::format("--steps must be at least 1, got {}", *command.steps)),
+                     err);
+  }
+  StatusOr<rt::FeedMap> feeds = ReadFeeds(command.feeds);
+  if (!feeds.ok()) return FailInput(feeds.status(), err);
+  if (const Status dump = CreateDumpDir(command.dump_dir); !dump.ok()) return FailInput(dump, err);
+
+  diff::BundleParityOptions options;
+  options.steps = command.steps.value_or(0);
+  options.seed = command.seed;
+  options.feeds = std::move(feeds).value();
+  options.batch_size = command.batch_size;
+  options.tier = command.tier;
+  options.gemm = command.gemm;
+  options.keep = command.dump_names;
+  if (ProgressOnTerminal(err)) {
+    options.progress = [&err](const std::string& side, int rank, int step, int steps) {
+      err << fmt::format("{} run: rank {} step {}/{}\n", side, rank, step, steps);
+      err.flush();
+    };
+  }
+  StatusOr<diff::ParityResult> result =
+      diff::RunBundleParity(command.legacy, command.against, options);
+  if (!result.ok()) return FailRun(result.status(), err);
+  return Emit(command, *result, out, err);
+}
+
 }  // namespace
 
 int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(command.legacy, ec)) {
+    return RunBundleParity(command, out, err);
+  }
+  if (command.ranks != 0) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location::File(command.legacy),
+                            "--ranks compares a bundle directory, not a program file"),
+                     err);
+  }
   StatusOr<rt::LoadedProgram> legacy = LoadAs(command.legacy, false, "legacy program");
   if (!legacy.ok()) return FailInput(legacy.status(), err);
   std::optional<rt::LoadedProgram> startup;
@@ -141,20 +250,13 @@ int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err
   }
   StatusOr<rt::FeedMap> feeds = ReadFeeds(command.feeds);
   if (!feeds.ok()) return FailInput(feeds.status(), err);
-  if (command.steps < 1) {
+  const int steps = command.steps.value_or(1);
+  if (steps < 1) {
     return FailInput(Status(StatusCode::kInvalidArgument, Location{},
-                            fmt::format("--steps must be at least 1, got {}", command.steps)),
+                            fmt::format("--steps must be at least 1, got {}", steps)),
                      err);
   }
-  if (!command.dump_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(command.dump_dir, ec);
-    if (ec) {
-      return FailInput(Status(StatusCode::kIoError, Location::File(command.dump_dir),
-                              fmt::format("cannot create the dump folder: {}", ec.message())),
-                       err);
-    }
-  }
+  if (const Status dump = CreateDumpDir(command.dump_dir); !dump.ok()) return FailInput(dump, err);
 
   diff::ParityPrograms programs;
   programs.legacy_main = legacy->legacy.get();
@@ -164,14 +266,14 @@ int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err
   programs.legacy_file = command.legacy;
   programs.new_file = command.against;
   diff::ParityOptions options;
-  options.steps = command.steps;
+  options.steps = steps;
   options.feeds = std::move(feeds).value();
-  options.seed = command.seed;
+  options.seed = command.seed.value_or(0);
   options.batch_size = command.batch_size;
   options.tier = command.tier;
   options.gemm = command.gemm;
   options.keep = command.dump_names;
-  if (&err == &std::cerr && isatty(STDERR_FILENO)) {
+  if (ProgressOnTerminal(err)) {
     options.progress = [&err](const std::string& side, int step, int steps) {
       err << fmt::format("\r{} run: step {}/{}", side, step, steps) << (step == steps ? "\n" : "");
       err.flush();
@@ -179,25 +281,7 @@ int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err
   }
   StatusOr<diff::ParityResult> result = diff::RunParity(programs, options);
   if (!result.ok()) return FailRun(result.status(), err);
-  const diff::ParityReport& report = result->report;
-
-  if (!command.report.empty()) {
-    const Status written = WriteFileAtomically(command.report, diff::RenderJson(report));
-    if (!written.ok()) return FailInput(written, err);
-  }
-  if (!command.junit.empty()) {
-    const Status written = WriteFileAtomically(command.junit, diff::RenderJunit(report));
-    if (!written.ok()) return FailInput(written, err);
-  }
-  if (!command.dump_dir.empty()) {
-    StatusOr<int> a = DumpTrace(result->old_trace, "legacy", command.dump_dir);
-    if (!a.ok()) return FailInput(a.status(), err);
-    StatusOr<int> b = DumpTrace(result->new_trace, "new", command.dump_dir);
-    if (!b.ok()) return FailInput(b.status(), err);
-    err << fmt::format("dumped {} tensors to {}\n", *a + *b, command.dump_dir);
-  }
-  out << diff::RenderMarkdown(report);
-  return report.parity() ? kExitOk : kExitCheckFailed;
+  return Emit(command, *result, out, err);
 }
 
 }  // namespace irm::tools

@@ -118,19 +118,21 @@ int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err);
 // Runs a legacy program and its new-IR twin (given, or translated on the fly) side by side on one
 // rank and reports parity: Markdown on stdout, optionally JSON, JUnit XML and .npy dumps.
 struct ParityCommand {
-  std::string legacy;   // a legacy program file
-  std::string startup;  // its startup program (translated for the new-IR side)
-  std::string against;  // a new-IR program; empty: translate `legacy`
-  int steps = 1;
+  std::string legacy;   // a legacy program file, or a legacy bundle directory
+  std::string startup;  // its startup program (translated for the new IR); not for a bundle
+  std::string against;  // a new-IR program (a pir bundle for a bundle); empty: translate `legacy`
+  std::optional<int> steps;        // default: 1, or the bundle's steps
   std::vector<std::string> feeds;  // NAME=FILE.npy, used at every step; others are random
-  uint64_t seed = 0;
-  int64_t batch_size = 4;  // the -1 dims of random feeds
+  std::optional<uint64_t> seed;    // default: 0, or the bundle's seed
+  int64_t batch_size = 4;          // the -1 dims of random feeds
   diff::Tier tier = diff::Tier::kExact;
   std::string report;                   // JSON report file
   std::string junit;                    // JUnit XML file
   std::string dump_dir;                 // .npy of every kept tensor (the first divergence's, ...)
   std::vector<std::string> dump_names;  // glob patterns of further tensors to keep and dump
   rt::GemmMode gemm = rt::GemmMode::kBlas;
+  int ranks = 0;                   // a bundle: must be its world size; 0: the world size
+  std::string backend = "thread";  // a bundle's communication backend
 };
 int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err);
 

@@ -258,18 +258,28 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   ParityCommand parity;
   CLI::App* parity_app = app.add_subcommand(
       "parity",
-      "Run a legacy program and its new-IR twin (--against, or translated on the fly) side by "
-      "side and compare every fetch, persistable var and aligned intermediate; exit 0 parity, "
-      "1 mismatch, 2 bad input, 3 runtime failure");
-  parity_app->add_option("legacy", parity.legacy, "Legacy program file")->required();
+      "Run a legacy program (or every rank of a legacy bundle) and its new-IR twin (--against, "
+      "or translated on the fly) side by side and compare every fetch, persistable var, aligned "
+      "intermediate and, for a bundle, each rank's communication; exit 0 parity, 1 mismatch, "
+      "2 bad input, 3 runtime failure (a hang included)");
+  parity_app->add_option("legacy", parity.legacy, "Legacy program file or bundle directory")
+      ->required();
   parity_app->add_option("--startup", parity.startup,
                          "Legacy startup program, run once first (translated for the new IR)");
   parity_app->add_option("--against", parity.against,
-                         "New-IR program to compare with (default: translate the legacy one)");
-  parity_app->add_option("--steps", parity.steps, "Training steps")->capture_default_str();
+                         "New-IR program (pir bundle for a bundle) to compare with (default: "
+                         "translate the legacy one)");
+  parity_app->add_option("--steps", parity.steps, "Training steps (default: the bundle's, else 1)");
   parity_app->add_option("--feed", parity.feeds,
                          "A feed for every step: NAME=FILE.npy (repeatable; others are random)");
-  parity_app->add_option("--seed", parity.seed, "Seed of random feeds and random ops")
+  parity_app->add_option("--seed", parity.seed,
+                         "Seed of random feeds and random ops (default: the bundle's, else 0)");
+  parity_app->add_option("--ranks", parity.ranks,
+                         "A bundle: every rank at once (N must be the world size; default: it)");
+  parity_app
+      ->add_option("--backend", parity.backend,
+                   "A bundle's communication backend: thread (in-process, reductions in rank "
+                   "order; the reference)")
       ->capture_default_str();
   parity_app->add_option("--batch-size", parity.batch_size, "The -1 dims of random feeds")
       ->capture_default_str();

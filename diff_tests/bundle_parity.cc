@@ -1,0 +1,471 @@
+// The bundle parity driver (bundle_parity.h): both bundles on the thread world, traced per rank,
+// compared per rank, the first divergence chosen over the ranks and isolated.
+#include "diff_tests/bundle_parity.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/file_io.h"
+#include "diff_tests/first_divergence.h"
+#include "diff_tests/isolate.h"
+#include "newir/pir_json.h"
+#include "newir/printer.h"
+#include "oldir/bundle.h"
+#include "oldir/dump.h"
+#include "oldir/program_io.h"
+#include "reference_runtime/comm/comm_trace.h"
+#include "reference_runtime/multi_rank_run.h"
+#include "reference_runtime/op_trace.h"
+#include "translator/bundle_translate.h"
+
+namespace irm::diff {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A folder removed when it goes out of scope (the on-the-fly translation).
+class ScratchBundle {
+ public:
+  explicit ScratchBundle(std::string path) : path_(std::move(path)) {}
+  ~ScratchBundle() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchBundle(const ScratchBundle&) = delete;
+  ScratchBundle& operator=(const ScratchBundle&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Beside the legacy bundle: ".<name>.parity-<pid>-<n>", unique per process and call.
+std::string ScratchPathBeside(const std::string& dir) {
+  static std::atomic<int> counter{0};
+  fs::path p = fs::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return (p.parent_path() /
+          fmt::format(".{}.parity-{}-{}", p.filename().string(), ::getpid(), counter++))
+      .string();
+}
+
+struct SideRun {
+  std::vector<Trace> traces;  // per rank
+  rt::MultiRankResult result;
+};
+
+using KeepForRank = std::function<rt::KeepPredicate(int rank)>;
+
+// Runs every rank of the bundle in `dir`, each with its own recorder whose context follows the
+// jobs the rank runs (the startup program first, as step 0).
+StatusOr<SideRun> RunSide(const std::string& dir, int world_size,
+                          const BundleParityOptions& options, int steps, uint64_t seed,
+                          const KeepForRank& keep, const std::string& side) {
+  std::vector<std::unique_ptr<rt::OpTraceRecorder>> recorders;
+  for (int rank = 0; rank < world_size; ++rank) {
+    recorders.push_back(std::make_unique<rt::OpTraceRecorder>(keep(rank)));
+    recorders.back()->SetContext(rank, 0, 0, "startup");
+  }
+  rt::MultiRankConfig config;
+  config.rank_config.steps = steps;
+  config.rank_config.seed = seed;
+  config.rank_config.feeds = options.feeds;
+  config.rank_config.random_feeds = true;
+  config.rank_config.batch_size = options.batch_size;
+  config.rank_config.options.gemm = options.gemm;
+  config.world.trace = true;
+  config.world.timeout = options.timeout;
+  config.observer = [&](int rank) { return recorders[static_cast<size_t>(rank)]->observer(); };
+  config.on_job = [&](int rank, const rt::JobContext& job) {
+    recorders[static_cast<size_t>(rank)]->SetContext(rank, job.step, job.micro_batch,
+                                                     std::string(job.job_type));
+  };
+  std::mutex progress_mu;
+  if (options.progress) {
+    config.on_step = [&](int rank, const rt::PlanStepResult& step) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      options.progress(side, rank, step.step, steps);
+    };
+  }
+  StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(dir, config);
+  if (!ran.ok()) return Status(ran.status()).AddNote(fmt::format("in the {} run", side));
+  SideRun out;
+  out.result = std::move(ran).value();
+  for (auto& recorder : recorders) out.traces.push_back(recorder->TakeRecords());
+  return out;
+}
+
+std::string OldOpLabel(const rt::OpRecord& r) {
+  return fmt::format("{} (block {}, op {})", r.op_type, r.block, r.op_index);
+}
+std::string NewOpLabel(const rt::OpRecord& r) {
+  return r.block == 0 ? fmt::format("{} (op {})", r.op_type, r.op_index)
+                      : fmt::format("{} (depth {}, op {})", r.op_type, r.block, r.op_index);
+}
+
+void CompareFetches(int rank, const rt::RankOutcome& a, const rt::RankOutcome& b,
+                    ParityReport& report) {
+  for (size_t s = 0; s < a.steps.size() && s < b.steps.size(); ++s) {
+    const std::vector<rt::Fetch>& x = a.steps[s].merged;
+    const std::vector<rt::Fetch>& y = b.steps[s].merged;
+    for (size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
+      ComparedTensor t;
+      t.group = TensorGroup::kFetch;
+      t.rank = rank;
+      t.step = a.steps[s].step;
+      t.name = i < x.size() ? x[i].name : y[i].name;
+      if (i >= x.size() || i >= y.size()) {
+        t.comparison.reason = i >= x.size() ? "fetched only by the new-IR bundle"
+                                            : "fetched only by the legacy bundle";
+      } else if (x[i].name != y[i].name) {
+        t.comparison.reason = fmt::format("fetch {} is '{}' vs '{}'", i, y[i].name, x[i].name);
+      } else {
+        t.comparison = CompareTensors(y[i].tensor, x[i].tensor, report.tier);
+      }
+      report.tensors.push_back(std::move(t));
+    }
+  }
+}
+
+// The rank's persistable vars after its last step (tensors never defined are left out).
+void CompareScopes(int rank, int step, const rt::Scope& a, const rt::Scope& b,
+                   ParityReport& report) {
+  std::set<std::string> names;
+  auto defined = [](const rt::Scope& scope, const std::string& name) -> const rt::Tensor* {
+    const rt::Tensor* t = scope.Find(name);
+    return t != nullptr && t->defined() ? t : nullptr;
+  };
+  for (const std::string& name : a.LocalNames()) {
+    if (defined(a, name) != nullptr) names.insert(name);
+  }
+  for (const std::string& name : b.LocalNames()) {
+    if (defined(b, name) != nullptr) names.insert(name);
+  }
+  for (const std::string& name : names) {
+    ComparedTensor t;
+    t.group = TensorGroup::kParameter;
+    t.rank = rank;
+    t.step = step;
+    t.name = name;
+    const rt::Tensor* x = defined(a, name);
+    const rt::Tensor* y = defined(b, name);
+    if (x == nullptr) {
+      t.comparison.reason = "only in the new-IR scope";
+    } else if (y == nullptr) {
+      t.comparison.reason = "only in the legacy scope";
+    } else {
+      t.comparison = CompareTensors(*y, *x, report.tier);
+    }
+    report.tensors.push_back(std::move(t));
+  }
+}
+
+CommDiff DiffCommunication(int rank, const rt::CommTrace* a, const rt::CommTrace* b) {
+  static const rt::CommTrace kEmpty;
+  const rt::CommTrace& x = a != nullptr ? *a : kEmpty;
+  const rt::CommTrace& y = b != nullptr ? *b : kEmpty;
+  CommDiff d;
+  d.rank = rank;
+  d.old_records = static_cast<int>(x.records().size());
+  d.new_records = static_cast<int>(y.records().size());
+  if (std::optional<size_t> i = rt::FirstCommDifference(x, y)) {
+    d.equal = false;
+    d.index = static_cast<int64_t>(*i);
+    d.old_record = *i < x.records().size() ? rt::DescribeRecord(x.records()[*i]) : "(none)";
+    d.new_record = *i < y.records().size() ? rt::DescribeRecord(y.records()[*i]) : "(none)";
+  }
+  return d;
+}
+
+std::vector<UnalignedEntry> Entries(const std::vector<UnalignedWrite>& writes, const Trace& trace) {
+  std::vector<UnalignedEntry> entries;
+  for (const UnalignedWrite& w : writes) {
+    entries.push_back(
+        {w.key.rank, w.key.step, w.key.micro_batch, w.key.name, trace[w.ref.record].op_type});
+  }
+  return entries;
+}
+
+// One rank's intermediates: aligned, compared, and its own first divergence.
+struct RankAlignment {
+  Alignment alignment;
+  std::vector<PairResult> results;
+  std::optional<FirstDivergence> divergence;
+};
+
+// The program file a job (or "startup", step 0) of `rank` runs, in the bundle in `dir`.
+StatusOr<std::string> ProgramFile(const std::string& dir, int rank, const std::string& job) {
+  IRM_ASSIGN_OR_RETURN(const oldir::Bundle bundle, oldir::ReadBundle(dir));
+  for (const oldir::BundleRank& r : bundle.ranks) {
+    if (r.rank != rank) continue;
+    if (job == "startup" && !r.startup.empty()) return oldir::RankFile(dir, rank, r.startup);
+    auto it = r.programs.find(job.empty() ? "main" : job);
+    if (it != r.programs.end()) return oldir::RankFile(dir, rank, it->second);
+  }
+  return Status(StatusCode::kNotFound, Location::File(dir),
+                fmt::format("rank {} has no program for job '{}'", rank, job));
+}
+
+// The top-level op at `index` of `program`; null for an op nested in a region.
+const newir::Operation* TopLevelOp(const newir::Program& program, int depth, int index) {
+  if (depth != 0) return nullptr;
+  int i = 0;
+  for (const newir::Operation& op : program.block()) {
+    if (i++ == index) return &op;
+  }
+  return nullptr;
+}
+
+rt::KeepPredicate KeepNames(std::set<std::string> names, rt::KeepPredicate also) {
+  return [names = std::move(names), also = std::move(also)](std::string_view name) {
+    return names.contains(std::string(name)) || also(name);
+  };
+}
+
+}  // namespace
+
+StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std::string& new_dir,
+                                       const BundleParityOptions& options) {
+  if (options.tier == Tier::kNoiseFloor) {
+    return Status(StatusCode::kUnimplemented, Location{},
+                  "the noise-floor tier needs a float64 shadow run, which the driver does not "
+                  "make; use the reordered tier");
+  }
+  IRM_ASSIGN_OR_RETURN(const oldir::Bundle legacy, oldir::ReadBundle(legacy_dir));
+  if (legacy.ir != oldir::BundleIr::kLegacy) {
+    return Status(StatusCode::kInvalidArgument, Location::File(legacy_dir),
+                  "the legacy bundle is a pir bundle; give the legacy one (and the pir one with "
+                  "--against)");
+  }
+  std::optional<ScratchBundle> scratch;
+  std::string pir_dir = new_dir;
+  if (pir_dir.empty()) {
+    scratch.emplace(ScratchPathBeside(legacy_dir));
+    IRM_ASSIGN_OR_RETURN(translator::BundleTranslation translated,
+                         translator::TranslateBundle(legacy_dir, scratch->path()));
+    pir_dir = scratch->path();
+  }
+  IRM_ASSIGN_OR_RETURN(const oldir::Bundle pir, oldir::ReadBundle(pir_dir));
+  if (pir.ir != oldir::BundleIr::kPir) {
+    return Status(StatusCode::kInvalidArgument, Location::File(new_dir),
+                  "the bundle to compare with is a legacy bundle; it must be a pir bundle");
+  }
+  if (pir.world_size != legacy.world_size) {
+    return Status(StatusCode::kInvalidArgument, Location::File(new_dir),
+                  fmt::format("the pir bundle has {} ranks and the legacy bundle {}",
+                              pir.world_size, legacy.world_size));
+  }
+  const int world_size = legacy.world_size;
+  const int steps = options.steps > 0 ? options.steps : legacy.steps;
+  const uint64_t seed = options.seed.value_or(static_cast<uint64_t>(legacy.seed));
+  const std::string new_label = new_dir.empty() ? "(translated)" : new_dir;
+
+  // The exact tier decides by hash; the others compare values, so every output is kept.
+  const rt::KeepPredicate user_keep =
+      options.keep.empty() ? rt::KeepNone() : rt::KeepMatching(options.keep);
+  const rt::KeepPredicate keep = options.tier == Tier::kExact ? user_keep : rt::KeepAll();
+  const KeepForRank same_keep = [&](int) { return keep; };
+  IRM_ASSIGN_OR_RETURN(SideRun old_run,
+                       RunSide(legacy_dir, world_size, options, steps, seed, same_keep, "legacy"));
+  IRM_ASSIGN_OR_RETURN(SideRun new_run,
+                       RunSide(pir_dir, world_size, options, steps, seed, same_keep, "new-IR"));
+
+  ParityResult result;
+  ParityReport& report = result.report;
+  report.legacy_program = legacy_dir;
+  report.new_program = new_label;
+  report.tier = options.tier;
+  report.steps = steps;
+  report.seed = seed;
+  report.gemm = rt::GemmModeName(options.gemm);
+
+  std::vector<RankAlignment> ranks(static_cast<size_t>(world_size));
+  // The first divergence over the ranks: each rank's own is the earliest in its execution order;
+  // of those, the one at the smallest (step, position in its rank's trace), then the smallest
+  // rank. The ranks run concurrently, so no order across ranks is observed; the step comes first
+  // because a step's divergence can only reach another rank within that step or later.
+  std::optional<std::tuple<int, size_t, int>> first;
+  for (int r = 0; r < world_size; ++r) {
+    const size_t ri = static_cast<size_t>(r);
+    CompareFetches(r, old_run.result.ranks[ri], new_run.result.ranks[ri], report);
+    CompareScopes(r, steps, *old_run.result.ranks[ri].scope, *new_run.result.ranks[ri].scope,
+                  report);
+    RankAlignment& a = ranks[ri];
+    a.alignment = AlignTraces(old_run.traces[ri], new_run.traces[ri]);
+    a.results = CompareAligned(old_run.traces[ri], new_run.traces[ri], a.alignment, options.tier);
+    a.divergence = FindFirstDivergence(old_run.traces[ri], new_run.traces[ri], a.alignment,
+                                       a.results, options.tier);
+    if (a.divergence) {
+      const std::tuple<int, size_t, int> at{old_run.traces[ri][a.divergence->old_record].step,
+                                            a.divergence->old_record, r};
+      if (!first || at < *first) first = at;
+    }
+  }
+  const int divergent_rank = first ? std::get<2>(*first) : -1;
+
+  if (first && options.tier == Tier::kExact) {
+    // Hashes found it; re-run both sides keeping the op's inputs and outputs on that rank.
+    const size_t ri = static_cast<size_t>(divergent_rank);
+    const FirstDivergence& d = *ranks[ri].divergence;
+    std::set<std::string> old_names, new_names;
+    const rt::OpRecord& old_op = old_run.traces[ri][d.old_record];
+    old_names.insert(old_op.inputs.begin(), old_op.inputs.end());
+    for (const rt::OutputRecord& o : old_op.outputs) old_names.insert(o.name);
+    for (const rt::OutputRecord& o : new_run.traces[ri][d.new_record].outputs) {
+      new_names.insert(o.name);
+    }
+    const KeepForRank old_keep = [&](int rank) {
+      return rank == divergent_rank ? KeepNames(old_names, user_keep) : user_keep;
+    };
+    const KeepForRank new_keep = [&](int rank) {
+      return rank == divergent_rank ? KeepNames(new_names, user_keep) : user_keep;
+    };
+    IRM_ASSIGN_OR_RETURN(SideRun old_again,
+                         RunSide(legacy_dir, world_size, options, steps, seed, old_keep, "legacy"));
+    IRM_ASSIGN_OR_RETURN(SideRun new_again,
+                         RunSide(pir_dir, world_size, options, steps, seed, new_keep, "new-IR"));
+    if (old_again.traces[ri].size() == old_run.traces[ri].size() &&
+        new_again.traces[ri].size() == new_run.traces[ri].size()) {
+      old_run.traces[ri] = std::move(old_again.traces[ri]);
+      new_run.traces[ri] = std::move(new_again.traces[ri]);
+      for (size_t p : d.differing_pairs) {
+        const AlignedPair& pair = ranks[ri].alignment.pairs[p];
+        ranks[ri].results[p] = CompareOutputs(old_run.traces[ri], pair.old_ref, new_run.traces[ri],
+                                              pair.new_ref, options.tier);
+      }
+    }
+  }
+
+  for (int r = 0; r < world_size; ++r) {
+    const size_t ri = static_cast<size_t>(r);
+    const RankAlignment& a = ranks[ri];
+    for (size_t p = 0; p < a.alignment.pairs.size(); ++p) {
+      const AlignedPair& pair = a.alignment.pairs[p];
+      ComparedTensor t;
+      t.group = TensorGroup::kIntermediate;
+      t.rank = pair.key.rank;
+      t.step = pair.key.step;
+      t.micro_batch = pair.key.micro_batch;
+      t.name = pair.key.name;
+      t.occurrence = pair.key.occurrence;
+      t.old_op = OldOpLabel(old_run.traces[ri][pair.old_ref.record]);
+      t.new_op = NewOpLabel(new_run.traces[ri][pair.new_ref.record]);
+      t.compared = a.results[p].compared;
+      t.by_hash = a.results[p].by_hash;
+      t.comparison = a.results[p].comparison;
+      report.tensors.push_back(std::move(t));
+    }
+    for (UnalignedEntry& e : Entries(a.alignment.old_only, old_run.traces[ri])) {
+      report.old_only.push_back(std::move(e));
+    }
+    for (UnalignedEntry& e : Entries(a.alignment.new_only, new_run.traces[ri])) {
+      report.new_only.push_back(std::move(e));
+    }
+    for (UnalignedEntry& e : Entries(a.alignment.unnamed_new, new_run.traces[ri])) {
+      report.unnamed_new.push_back(std::move(e));
+    }
+    report.communication.push_back(
+        DiffCommunication(r, old_run.result.world->trace(r), new_run.result.world->trace(r)));
+  }
+
+  if (first) {
+    const size_t ri = static_cast<size_t>(divergent_rank);
+    const RankAlignment& a = ranks[ri];
+    const FirstDivergence& div = *a.divergence;
+    const Trace& old_trace = old_run.traces[ri];
+    const Trace& new_trace = new_run.traces[ri];
+    const rt::OpRecord& old_op = old_trace[div.old_record];
+    const rt::OpRecord& new_op = new_trace[div.new_record];
+    DivergenceReport d;
+    d.rank = old_op.rank;
+    d.step = old_op.step;
+    d.micro_batch = old_op.micro_batch;
+    d.job = old_op.job;
+    d.old_op = {old_op.op_type, old_op.block, old_op.op_index, ""};
+    d.new_op = {new_op.op_type, new_op.block, new_op.op_index, new_op.op_type};
+    // The ops' text: from the programs the rank ran for that job (read again; the runs are over).
+    std::optional<oldir::Program> old_program;
+    if (StatusOr<std::string> file = ProgramFile(legacy_dir, divergent_rank, old_op.job);
+        file.ok()) {
+      StatusOr<oldir::Program> loaded = oldir::LoadProgram(*file);
+      if (loaded.ok()) old_program = std::move(loaded).value();
+    }
+    if (old_program && old_op.block < old_program->num_blocks() &&
+        old_op.op_index < old_program->block(old_op.block).num_ops()) {
+      d.old_op.text = oldir::DumpOp(old_program->block(old_op.block).op(old_op.op_index));
+    }
+    std::optional<newir::Program> new_program;
+    std::string not_loaded;
+    StatusOr<std::string> new_file = ProgramFile(pir_dir, divergent_rank, new_op.job);
+    StatusOr<std::string> new_text = new_file.ok() ? ReadFile(*new_file) : new_file.status();
+    if (new_text.ok()) {
+      StatusOr<newir::Program> loaded = newir::ReadPirJson(*new_text, *new_file);
+      if (loaded.ok()) {
+        new_program = std::move(loaded).value();
+      } else {
+        not_loaded = loaded.status().message();
+      }
+    } else {
+      not_loaded = new_text.status().message();
+    }
+    const newir::Operation* suspect =
+        new_program ? TopLevelOp(*new_program, new_op.block, new_op.op_index) : nullptr;
+    if (suspect != nullptr) d.new_op.text = newir::PrintOperation(*suspect);
+    for (size_t p : div.differing_pairs)
+      d.differing_outputs.push_back(a.alignment.pairs[p].key.name);
+    const PairResult& first_pair = a.results[div.differing_pairs.front()];
+    d.comparison = first_pair.comparison;
+    d.has_metrics = first_pair.compared && !first_pair.by_hash;
+    d.inputs_matched = div.inputs_matched;
+    for (const InputCheck& in : div.inputs) {
+      if (!in.matched) d.unmatched_inputs.push_back(in.name);
+    }
+    d.later_differing = div.later_differing;
+    report.first_divergence = std::move(d);
+
+    if (options.isolate) {
+      if (suspect == nullptr) {
+        IsolationReport iso;
+        iso.detail = !new_program ? fmt::format(
+                                        "the rank's new-IR program for job '{}' could not "
+                                        "be loaded again: {}",
+                                        new_op.job, not_loaded)
+                                  : "the suspect op is nested in a region";
+        report.isolation = iso;
+      } else {
+        // Inputs: the legacy run's latest write of each name on the rank (startup writes and
+        // optimizer updates included); feeds, which no op writes, are not kept.
+        const WriteIndex old_writes(old_trace);
+        const size_t record = div.old_record;
+        const int rank = divergent_rank;
+        const LegacyValue inputs = [&](const std::string& name) -> const rt::Tensor* {
+          std::optional<TensorRef> w = old_writes.LatestBefore(rank, name, record);
+          return w ? KeptTensor(old_trace, *w) : nullptr;
+        };
+        const LegacyValue outputs = [&](const std::string& name) -> const rt::Tensor* {
+          for (size_t o = 0; o < old_op.outputs.size(); ++o) {
+            if (old_op.outputs[o].name == name) return KeptTensor(old_trace, {record, o});
+          }
+          return nullptr;
+        };
+        rt::ExecutorOptions eo;
+        eo.gemm = options.gemm;
+        eo.seed = seed;
+        report.isolation = IsolateNewOp(*suspect, inputs, outputs, options.tier, eo);
+      }
+    }
+    result.old_trace = std::move(old_run.traces[ri]);
+    result.new_trace = std::move(new_run.traces[ri]);
+  }
+  return result;
+}
+
+}  // namespace irm::diff
