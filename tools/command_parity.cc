@@ -23,6 +23,7 @@
 #include "reference_runtime/program_file.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
+#include "tools/run_inputs.h"
 #include "translator/translate.h"
 
 namespace irm::tools {
@@ -32,31 +33,6 @@ namespace {
 int FailInput(const Status& status, std::ostream& err) {
   err << status.diagnostic().Render();
   return kExitBadInput;
-}
-
-// A run failure: a kernel refusing what the program computed is a runtime failure (3); a missing
-// feed or parameter, an op without a binding, is bad input (2).
-int FailRun(const Status& status, std::ostream& err) {
-  err << status.diagnostic().Render();
-  return status.code() == StatusCode::kInvalid || status.code() == StatusCode::kInternal
-             ? kExitRuntimeFailure
-             : ExitCodeFor(status);
-}
-
-StatusOr<rt::FeedMap> ReadFeeds(const std::vector<std::string>& feeds) {
-  rt::FeedMap map;
-  for (const std::string& feed : feeds) {
-    const size_t eq = feed.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == feed.size()) {
-      return Status(StatusCode::kInvalidArgument, Location{},
-                    fmt::format("--feed '{}' is not NAME=FILE.npy", feed));
-    }
-    IRM_ASSIGN_OR_RETURN(const HostTensor host, LoadNpy(feed.substr(eq + 1)));
-    StatusOr<rt::Tensor> t = rt::Tensor::FromHost(host);
-    if (!t.ok()) return Status(t.status()).InFile(feed.substr(eq + 1));
-    map[feed.substr(0, eq)] = std::move(t).value();
-  }
-  return map;
 }
 
 // Loads `path` and insists on its IR.

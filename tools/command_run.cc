@@ -25,19 +25,10 @@
 #include "reference_runtime/run.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
+#include "tools/run_inputs.h"
 
 namespace irm::tools {
 namespace {
-
-// What a run failure means for the exit code: the program's own inputs (a missing parameter or
-// feed, an op without a binding) are bad input (2); a kernel refusing what the program computed
-// (shapes that disagree) is a runtime failure (3).
-int FailRun(const Status& status, std::ostream& err) {
-  err << status.diagnostic().Render();
-  return status.code() == StatusCode::kInvalid || status.code() == StatusCode::kInternal
-             ? kExitRuntimeFailure
-             : ExitCodeFor(status);
-}
 
 // The tensor's elements as doubles (for the summary line).
 std::vector<double> Values(const rt::Tensor& t) {
@@ -79,22 +70,6 @@ nlohmann::json FetchJson(const rt::Fetch& f) {
   const std::vector<double> v = Values(f.tensor);
   if (v.size() <= 16) j["values"] = v;
   return j;
-}
-
-StatusOr<rt::FeedMap> ReadFeeds(const std::vector<std::string>& feeds) {
-  rt::FeedMap map;
-  for (const std::string& feed : feeds) {
-    const size_t eq = feed.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == feed.size()) {
-      return Status(StatusCode::kInvalidArgument, Location{},
-                    fmt::format("--feed '{}' is not NAME=FILE.npy", feed));
-    }
-    IRM_ASSIGN_OR_RETURN(const HostTensor host, LoadNpy(feed.substr(eq + 1)));
-    StatusOr<rt::Tensor> t = rt::Tensor::FromHost(host);
-    if (!t.ok()) return Status(t.status()).InFile(feed.substr(eq + 1));
-    map[feed.substr(0, eq)] = std::move(t).value();
-  }
-  return map;
 }
 
 Status SaveParams(const rt::Scope& scope, const std::string& path) {
