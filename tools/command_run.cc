@@ -14,7 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/npy.h"
 #include "oldir/bundle.h"
 #include "oldir/params_io.h"
 #include "reference_runtime/bundle_run.h"
