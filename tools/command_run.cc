@@ -14,9 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/file_io.h"
 #include "oldir/bundle.h"
 #include "oldir/params_io.h"
 #include "reference_runtime/bundle_run.h"
+#include "reference_runtime/chrome_trace.h"
 #include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/multi_rank_run.h"
 #include "reference_runtime/philox.h"
@@ -186,6 +188,13 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
                 err);
   }
   rt::MultiRankConfig config;
+  std::optional<rt::ChromeTraceRecorder> trace;
+  if (!command.trace.empty()) {
+    trace.emplace(bundle->world_size);
+    config.world.trace = true;
+    config.observer = [&trace](int rank) { return trace->observer(rank); };
+    config.on_job = [&trace](int rank, const rt::JobContext& job) { trace->OnJob(rank, job); };
+  }
   config.rank_config.steps = command.steps;
   config.rank_config.seed = command.seed;
   config.rank_config.feeds = std::move(feeds);
@@ -196,6 +205,16 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
   StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(command.input, config);
   if (!ran.ok()) return FailRun(Status(ran.status()).InFile(command.input), err);
 
+  if (trace.has_value()) {
+    std::vector<const rt::CommTrace*> comm;
+    for (int rank = 0; rank < bundle->world_size; ++rank) comm.push_back(ran->world->trace(rank));
+    std::vector<std::pair<int, std::vector<int>>> rings;
+    for (const oldir::ProcessGroup& group : bundle->process_groups) {
+      rings.emplace_back(group.ring_id, group.ranks);
+    }
+    const Status written = WriteFileAtomically(command.trace, trace->Render(comm, rings));
+    if (!written.ok()) return Fail(written, err);
+  }
   const size_t steps = ran->ranks.front().steps.size();
   StepPrinter printer(command, static_cast<int>(steps), out);
   for (size_t step = 0; step < steps; ++step) {
@@ -215,6 +234,11 @@ int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
   StatusOr<rt::FeedMap> feeds = ReadFeeds(command.feeds);
   if (!feeds.ok()) return Fail(feeds.status(), err);
   std::error_code ec;
+  if (!command.trace.empty() && command.ranks == 0) {
+    return Fail(Status(StatusCode::kInvalidArgument, Location{},
+                       "--trace draws a run of every rank: use it with --ranks"),
+                err);
+  }
   if (command.ranks > 0) {
     if (!std::filesystem::is_directory(command.input, ec)) {
       return Fail(Status(StatusCode::kInvalidArgument, Location::File(command.input),

@@ -103,6 +103,7 @@ struct RunCommand {
   int rank = 0;                    // the bundle rank to run
   int ranks = 0;                   // > 0: every rank of the bundle at once (its world size)
   std::string backend = "thread";  // the communication backend of a --ranks run
+  std::string trace;               // --ranks: a Chrome trace of the run (Perfetto)
   int steps = 0;                   // 0: the bundle's steps (1 for a program file)
   std::vector<std::string> feeds;  // NAME=FILE.npy, used at every step
   bool random_feeds = false;       // draw the other feeds from the seed, per step

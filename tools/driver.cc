@@ -228,6 +228,9 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
                    "The communication backend of a --ranks run: thread (in-process, "
                    "reductions in rank order; the reference)")
       ->capture_default_str();
+  run_app->add_option("--trace", run.trace,
+                      "With --ranks: write a Chrome trace of the run (one track per rank, job "
+                      "and op spans, communication as flows; opens in Perfetto)");
   run_app->add_option("--steps", run.steps, "Training steps (default: the bundle's, else 1)");
   run_app->add_option("--feed", run.feeds, "A feed for every step: NAME=FILE.npy (repeatable)");
   run_app->add_flag("--random-feeds", run.random_feeds,
