@@ -6,20 +6,18 @@
 
 #include <atomic>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "common/file_io.h"
 #include "diff_tests/first_divergence.h"
 #include "diff_tests/isolate.h"
+#include "diff_tests/parity_compare.h"
 #include "newir/pir_json.h"
 #include "newir/printer.h"
 #include "oldir/bundle.h"
-#include "oldir/dump.h"
 #include "oldir/program_io.h"
 #include "reference_runtime/comm/comm_trace.h"
 #include "reference_runtime/multi_rank_run.h"
@@ -103,71 +101,6 @@ StatusOr<SideRun> RunSide(const std::string& dir, int world_size,
   return out;
 }
 
-std::string OldOpLabel(const rt::OpRecord& r) {
-  return fmt::format("{} (block {}, op {})", r.op_type, r.block, r.op_index);
-}
-std::string NewOpLabel(const rt::OpRecord& r) {
-  return r.block == 0 ? fmt::format("{} (op {})", r.op_type, r.op_index)
-                      : fmt::format("{} (depth {}, op {})", r.op_type, r.block, r.op_index);
-}
-
-void CompareFetches(int rank, const rt::RankOutcome& a, const rt::RankOutcome& b,
-                    ParityReport& report) {
-  for (size_t s = 0; s < a.steps.size() && s < b.steps.size(); ++s) {
-    const std::vector<rt::Fetch>& x = a.steps[s].merged;
-    const std::vector<rt::Fetch>& y = b.steps[s].merged;
-    for (size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
-      ComparedTensor t;
-      t.group = TensorGroup::kFetch;
-      t.rank = rank;
-      t.step = a.steps[s].step;
-      t.name = i < x.size() ? x[i].name : y[i].name;
-      if (i >= x.size() || i >= y.size()) {
-        t.comparison.reason = i >= x.size() ? "fetched only by the new-IR bundle"
-                                            : "fetched only by the legacy bundle";
-      } else if (x[i].name != y[i].name) {
-        t.comparison.reason = fmt::format("fetch {} is '{}' vs '{}'", i, y[i].name, x[i].name);
-      } else {
-        t.comparison = CompareTensors(y[i].tensor, x[i].tensor, report.tier);
-      }
-      report.tensors.push_back(std::move(t));
-    }
-  }
-}
-
-// The rank's persistable vars after its last step (tensors never defined are left out).
-void CompareScopes(int rank, int step, const rt::Scope& a, const rt::Scope& b,
-                   ParityReport& report) {
-  std::set<std::string> names;
-  auto defined = [](const rt::Scope& scope, const std::string& name) -> const rt::Tensor* {
-    const rt::Tensor* t = scope.Find(name);
-    return t != nullptr && t->defined() ? t : nullptr;
-  };
-  for (const std::string& name : a.LocalNames()) {
-    if (defined(a, name) != nullptr) names.insert(name);
-  }
-  for (const std::string& name : b.LocalNames()) {
-    if (defined(b, name) != nullptr) names.insert(name);
-  }
-  for (const std::string& name : names) {
-    ComparedTensor t;
-    t.group = TensorGroup::kParameter;
-    t.rank = rank;
-    t.step = step;
-    t.name = name;
-    const rt::Tensor* x = defined(a, name);
-    const rt::Tensor* y = defined(b, name);
-    if (x == nullptr) {
-      t.comparison.reason = "only in the new-IR scope";
-    } else if (y == nullptr) {
-      t.comparison.reason = "only in the legacy scope";
-    } else {
-      t.comparison = CompareTensors(*y, *x, report.tier);
-    }
-    report.tensors.push_back(std::move(t));
-  }
-}
-
 CommDiff DiffCommunication(int rank, const rt::CommTrace* a, const rt::CommTrace* b) {
   static const rt::CommTrace kEmpty;
   const rt::CommTrace& x = a != nullptr ? *a : kEmpty;
@@ -183,15 +116,6 @@ CommDiff DiffCommunication(int rank, const rt::CommTrace* a, const rt::CommTrace
     d.new_record = *i < y.records().size() ? rt::DescribeRecord(y.records()[*i]) : "(none)";
   }
   return d;
-}
-
-std::vector<UnalignedEntry> Entries(const std::vector<UnalignedWrite>& writes, const Trace& trace) {
-  std::vector<UnalignedEntry> entries;
-  for (const UnalignedWrite& w : writes) {
-    entries.push_back(
-        {w.key.rank, w.key.step, w.key.micro_batch, w.key.name, trace[w.ref.record].op_type});
-  }
-  return entries;
 }
 
 // One rank's intermediates: aligned, compared, and its own first divergence.
@@ -212,22 +136,6 @@ StatusOr<std::string> ProgramFile(const std::string& dir, int rank, const std::s
   }
   return Status(StatusCode::kNotFound, Location::File(dir),
                 fmt::format("rank {} has no program for job '{}'", rank, job));
-}
-
-// The top-level op at `index` of `program`; null for an op nested in a region.
-const newir::Operation* TopLevelOp(const newir::Program& program, int depth, int index) {
-  if (depth != 0) return nullptr;
-  int i = 0;
-  for (const newir::Operation& op : program.block()) {
-    if (i++ == index) return &op;
-  }
-  return nullptr;
-}
-
-rt::KeepPredicate KeepNames(std::set<std::string> names, rt::KeepPredicate also) {
-  return [names = std::move(names), also = std::move(also)](std::string_view name) {
-    return names.contains(std::string(name)) || also(name);
-  };
 }
 
 }  // namespace
@@ -295,9 +203,14 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
   std::optional<std::tuple<int, size_t, int>> first;
   for (int r = 0; r < world_size; ++r) {
     const size_t ri = static_cast<size_t>(r);
-    CompareFetches(r, old_run.result.ranks[ri], new_run.result.ranks[ri], report);
-    CompareScopes(r, steps, *old_run.result.ranks[ri].scope, *new_run.result.ranks[ri].scope,
-                  report);
+    const rt::RankOutcome& old_rank = old_run.result.ranks[ri];
+    const rt::RankOutcome& new_rank = new_run.result.ranks[ri];
+    for (size_t s = 0; s < old_rank.steps.size() && s < new_rank.steps.size(); ++s) {
+      CompareFetches(r, old_rank.steps[s].step, old_rank.steps[s].merged, new_rank.steps[s].merged,
+                     "bundle", report);
+    }
+    // The rank's persistable vars after its last step (tensors never defined are left out).
+    CompareVars(r, steps, DefinedVars(*old_rank.scope), DefinedVars(*new_rank.scope), report);
     RankAlignment& a = ranks[ri];
     a.alignment = AlignTraces(old_run.traces[ri], new_run.traces[ri]);
     a.results = CompareAligned(old_run.traces[ri], new_run.traces[ri], a.alignment, options.tier);
@@ -315,18 +228,13 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
     // Hashes found it; re-run both sides keeping the op's inputs and outputs on that rank.
     const size_t ri = static_cast<size_t>(divergent_rank);
     const FirstDivergence& d = *ranks[ri].divergence;
-    std::set<std::string> old_names, new_names;
-    const rt::OpRecord& old_op = old_run.traces[ri][d.old_record];
-    old_names.insert(old_op.inputs.begin(), old_op.inputs.end());
-    for (const rt::OutputRecord& o : old_op.outputs) old_names.insert(o.name);
-    for (const rt::OutputRecord& o : new_run.traces[ri][d.new_record].outputs) {
-      new_names.insert(o.name);
-    }
+    const DivergenceKeep again_keep = KeepForDivergence(
+        old_run.traces[ri][d.old_record], new_run.traces[ri][d.new_record], user_keep);
     const KeepForRank old_keep = [&](int rank) {
-      return rank == divergent_rank ? KeepNames(old_names, user_keep) : user_keep;
+      return rank == divergent_rank ? again_keep.old_side : user_keep;
     };
     const KeepForRank new_keep = [&](int rank) {
-      return rank == divergent_rank ? KeepNames(new_names, user_keep) : user_keep;
+      return rank == divergent_rank ? again_keep.new_side : user_keep;
     };
     IRM_ASSIGN_OR_RETURN(SideRun old_again,
                          RunSide(legacy_dir, world_size, options, steps, seed, old_keep, "legacy"));
@@ -336,42 +244,16 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
         new_again.traces[ri].size() == new_run.traces[ri].size()) {
       old_run.traces[ri] = std::move(old_again.traces[ri]);
       new_run.traces[ri] = std::move(new_again.traces[ri]);
-      for (size_t p : d.differing_pairs) {
-        const AlignedPair& pair = ranks[ri].alignment.pairs[p];
-        ranks[ri].results[p] = CompareOutputs(old_run.traces[ri], pair.old_ref, new_run.traces[ri],
-                                              pair.new_ref, options.tier);
-      }
+      RecompareDiffering(d, ranks[ri].alignment, old_run.traces[ri], new_run.traces[ri],
+                         options.tier, ranks[ri].results);
     }
   }
 
   for (int r = 0; r < world_size; ++r) {
     const size_t ri = static_cast<size_t>(r);
     const RankAlignment& a = ranks[ri];
-    for (size_t p = 0; p < a.alignment.pairs.size(); ++p) {
-      const AlignedPair& pair = a.alignment.pairs[p];
-      ComparedTensor t;
-      t.group = TensorGroup::kIntermediate;
-      t.rank = pair.key.rank;
-      t.step = pair.key.step;
-      t.micro_batch = pair.key.micro_batch;
-      t.name = pair.key.name;
-      t.occurrence = pair.key.occurrence;
-      t.old_op = OldOpLabel(old_run.traces[ri][pair.old_ref.record]);
-      t.new_op = NewOpLabel(new_run.traces[ri][pair.new_ref.record]);
-      t.compared = a.results[p].compared;
-      t.by_hash = a.results[p].by_hash;
-      t.comparison = a.results[p].comparison;
-      report.tensors.push_back(std::move(t));
-    }
-    for (UnalignedEntry& e : Entries(a.alignment.old_only, old_run.traces[ri])) {
-      report.old_only.push_back(std::move(e));
-    }
-    for (UnalignedEntry& e : Entries(a.alignment.new_only, new_run.traces[ri])) {
-      report.new_only.push_back(std::move(e));
-    }
-    for (UnalignedEntry& e : Entries(a.alignment.unnamed_new, new_run.traces[ri])) {
-      report.unnamed_new.push_back(std::move(e));
-    }
+    AppendIntermediates(a.alignment, a.results, old_run.traces[ri], new_run.traces[ri], report);
+    AppendUnaligned(a.alignment, old_run.traces[ri], new_run.traces[ri], report);
     report.communication.push_back(
         DiffCommunication(r, old_run.result.world->trace(r), new_run.result.world->trace(r)));
   }
@@ -384,13 +266,7 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
     const Trace& new_trace = new_run.traces[ri];
     const rt::OpRecord& old_op = old_trace[div.old_record];
     const rt::OpRecord& new_op = new_trace[div.new_record];
-    DivergenceReport d;
-    d.rank = old_op.rank;
-    d.step = old_op.step;
-    d.micro_batch = old_op.micro_batch;
-    d.job = old_op.job;
-    d.old_op = {old_op.op_type, old_op.block, old_op.op_index, ""};
-    d.new_op = {new_op.op_type, new_op.block, new_op.op_index, new_op.op_type};
+    DivergenceReport d = DescribeDivergence(div, a.alignment, a.results, old_trace, new_trace);
     // The ops' text: from the programs the rank ran for that job (read again; the runs are over).
     std::optional<oldir::Program> old_program;
     if (StatusOr<std::string> file = ProgramFile(legacy_dir, divergent_rank, old_op.job);
@@ -398,10 +274,7 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
       StatusOr<oldir::Program> loaded = oldir::LoadProgram(*file);
       if (loaded.ok()) old_program = std::move(loaded).value();
     }
-    if (old_program && old_op.block < old_program->num_blocks() &&
-        old_op.op_index < old_program->block(old_op.block).num_ops()) {
-      d.old_op.text = oldir::DumpOp(old_program->block(old_op.block).op(old_op.op_index));
-    }
+    if (old_program) d.old_op.text = LegacyOpText(*old_program, old_op);
     std::optional<newir::Program> new_program;
     std::string not_loaded;
     StatusOr<std::string> new_file = ProgramFile(pir_dir, divergent_rank, new_op.job);
@@ -419,16 +292,6 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
     const newir::Operation* suspect =
         new_program ? TopLevelOp(*new_program, new_op.block, new_op.op_index) : nullptr;
     if (suspect != nullptr) d.new_op.text = newir::PrintOperation(*suspect);
-    for (size_t p : div.differing_pairs)
-      d.differing_outputs.push_back(a.alignment.pairs[p].key.name);
-    const PairResult& first_pair = a.results[div.differing_pairs.front()];
-    d.comparison = first_pair.comparison;
-    d.has_metrics = first_pair.compared && !first_pair.by_hash;
-    d.inputs_matched = div.inputs_matched;
-    for (const InputCheck& in : div.inputs) {
-      if (!in.matched) d.unmatched_inputs.push_back(in.name);
-    }
-    d.later_differing = div.later_differing;
     report.first_divergence = std::move(d);
 
     if (options.isolate) {
@@ -450,11 +313,8 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
           std::optional<TensorRef> w = old_writes.LatestBefore(rank, name, record);
           return w ? KeptTensor(old_trace, *w) : nullptr;
         };
-        const LegacyValue outputs = [&](const std::string& name) -> const rt::Tensor* {
-          for (size_t o = 0; o < old_op.outputs.size(); ++o) {
-            if (old_op.outputs[o].name == name) return KeptTensor(old_trace, {record, o});
-          }
-          return nullptr;
+        const LegacyValue outputs = [&](const std::string& name) {
+          return KeptOutput(old_trace, record, name);
         };
         rt::ExecutorOptions eo;
         eo.gemm = options.gemm;

@@ -4,15 +4,14 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "diff_tests/first_divergence.h"
 #include "diff_tests/isolate.h"
+#include "diff_tests/parity_compare.h"
 #include "newir/printer.h"
 #include "newir/verifier.h"
-#include "oldir/dump.h"
 #include "reference_runtime/legacy_executor.h"
 #include "reference_runtime/op_trace.h"
 #include "reference_runtime/pir_executor.h"
@@ -112,90 +111,12 @@ StatusOr<SideRun> RunSide(const ExecutorFactory& main, const ExecutorFactory& st
   return out;
 }
 
-rt::KeepPredicate KeepNames(std::set<std::string> names, rt::KeepPredicate also) {
-  return [names = std::move(names), also = std::move(also)](std::string_view name) {
-    return names.contains(std::string(name)) || also(name);
-  };
-}
-
 StatusOr<translator::Translation> TranslateVerified(const oldir::Program& legacy,
                                                     const std::string& file) {
   IRM_ASSIGN_OR_RETURN(translator::Translation t,
                        translator::TranslateProgram(legacy, {.file = file}));
   IRM_RETURN_IF_ERROR(newir::VerifyProgram(t.program, {.file = file + " (translated)"}));
   return t;
-}
-
-// The top-level op at `index` of `program`; null for an op nested in a region.
-const newir::Operation* TopLevelOp(const newir::Program& program, int depth, int index) {
-  if (depth != 0) return nullptr;
-  int i = 0;
-  for (const newir::Operation& op : program.block()) {
-    if (i++ == index) return &op;
-  }
-  return nullptr;
-}
-
-std::string OldOpLabel(const rt::OpRecord& r) {
-  return fmt::format("{} (block {}, op {})", r.op_type, r.block, r.op_index);
-}
-std::string NewOpLabel(const rt::OpRecord& r) {
-  return r.block == 0 ? fmt::format("{} (op {})", r.op_type, r.op_index)
-                      : fmt::format("{} (depth {}, op {})", r.op_type, r.block, r.op_index);
-}
-
-void CompareFetches(const SideRun& old_run, const SideRun& new_run, ParityReport& report) {
-  for (size_t s = 0; s < old_run.steps.size() && s < new_run.steps.size(); ++s) {
-    const std::vector<rt::Fetch>& a = old_run.steps[s].fetches;
-    const std::vector<rt::Fetch>& b = new_run.steps[s].fetches;
-    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-      ComparedTensor t;
-      t.group = TensorGroup::kFetch;
-      t.step = old_run.steps[s].step;
-      t.name = i < a.size() ? a[i].name : b[i].name;
-      if (i >= a.size() || i >= b.size()) {
-        t.comparison.reason = i >= a.size() ? "fetched only by the new-IR program"
-                                            : "fetched only by the legacy program";
-      } else if (a[i].name != b[i].name) {
-        t.comparison.reason = fmt::format("fetch {} is '{}' vs '{}'", i, b[i].name, a[i].name);
-      } else {
-        t.comparison = CompareTensors(b[i].tensor, a[i].tensor, report.tier);
-      }
-      report.tensors.push_back(std::move(t));
-    }
-  }
-}
-
-void CompareSnapshots(const Snapshot& old_vars, const Snapshot& new_vars, int step,
-                      ParityReport& report) {
-  std::set<std::string> names;
-  for (const auto& [name, t] : old_vars) names.insert(name);
-  for (const auto& [name, t] : new_vars) names.insert(name);
-  for (const std::string& name : names) {
-    ComparedTensor t;
-    t.group = TensorGroup::kParameter;
-    t.step = step;
-    t.name = name;
-    auto a = old_vars.find(name);
-    auto b = new_vars.find(name);
-    if (a == old_vars.end()) {
-      t.comparison.reason = "only in the new-IR scope";
-    } else if (b == new_vars.end()) {
-      t.comparison.reason = "only in the legacy scope";
-    } else {
-      t.comparison = CompareTensors(b->second, a->second, report.tier);
-    }
-    report.tensors.push_back(std::move(t));
-  }
-}
-
-std::vector<UnalignedEntry> Entries(const std::vector<UnalignedWrite>& writes, const Trace& trace) {
-  std::vector<UnalignedEntry> entries;
-  for (const UnalignedWrite& w : writes) {
-    entries.push_back(
-        {w.key.rank, w.key.step, w.key.micro_batch, w.key.name, trace[w.ref.record].op_type});
-  }
-  return entries;
 }
 
 }  // namespace
@@ -263,12 +184,16 @@ StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOpt
   report.seed = options.seed;
   report.gemm = rt::GemmModeName(options.gemm);
 
-  CompareFetches(old_run, new_run, report);
+  for (size_t s = 0; s < old_run.steps.size() && s < new_run.steps.size(); ++s) {
+    CompareFetches(0, old_run.steps[s].step, old_run.steps[s].fetches, new_run.steps[s].fetches,
+                   "program", report);
+  }
   if (old_run.startup && new_run.startup) {
-    CompareSnapshots(old_run.startup->after, new_run.startup->after, 0, report);
+    CompareVars(0, 0, ViewOf(old_run.startup->after), ViewOf(new_run.startup->after), report);
   }
   for (size_t s = 0; s < old_run.main.size() && s < new_run.main.size(); ++s) {
-    CompareSnapshots(old_run.main[s].after, new_run.main[s].after, static_cast<int>(s) + 1, report);
+    CompareVars(0, static_cast<int>(s) + 1, ViewOf(old_run.main[s].after),
+                ViewOf(new_run.main[s].after), report);
   }
 
   const Alignment alignment = AlignTraces(old_run.trace, new_run.trace);
@@ -279,50 +204,23 @@ StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOpt
 
   if (divergence && options.tier == Tier::kExact) {
     // Hashes found it; re-run both sides keeping the op's inputs and outputs to measure it.
-    std::set<std::string> old_names, new_names;
-    const rt::OpRecord& old_op = old_run.trace[divergence->old_record];
-    old_names.insert(old_op.inputs.begin(), old_op.inputs.end());
-    for (const rt::OutputRecord& o : old_op.outputs) old_names.insert(o.name);
-    for (const rt::OutputRecord& o : new_run.trace[divergence->new_record].outputs) {
-      new_names.insert(o.name);
-    }
-    IRM_ASSIGN_OR_RETURN(SideRun old_again,
-                         RunSide(old_main, old_startup, options, KeepNames(old_names, user_keep),
-                                 "legacy", legacy_file));
-    IRM_ASSIGN_OR_RETURN(SideRun new_again,
-                         RunSide(pir_main, pir_startup, options, KeepNames(new_names, user_keep),
-                                 "new-IR", new_file));
+    const DivergenceKeep again_keep = KeepForDivergence(
+        old_run.trace[divergence->old_record], new_run.trace[divergence->new_record], user_keep);
+    IRM_ASSIGN_OR_RETURN(SideRun old_again, RunSide(old_main, old_startup, options,
+                                                    again_keep.old_side, "legacy", legacy_file));
+    IRM_ASSIGN_OR_RETURN(SideRun new_again, RunSide(pir_main, pir_startup, options,
+                                                    again_keep.new_side, "new-IR", new_file));
     if (old_again.trace.size() == old_run.trace.size() &&
         new_again.trace.size() == new_run.trace.size()) {
       old_run.trace = std::move(old_again.trace);
       new_run.trace = std::move(new_again.trace);
-      for (size_t p : divergence->differing_pairs) {
-        const AlignedPair& pair = alignment.pairs[p];
-        results[p] =
-            CompareOutputs(old_run.trace, pair.old_ref, new_run.trace, pair.new_ref, options.tier);
-      }
+      RecompareDiffering(*divergence, alignment, old_run.trace, new_run.trace, options.tier,
+                         results);
     }
   }
 
-  for (size_t p = 0; p < alignment.pairs.size(); ++p) {
-    const AlignedPair& pair = alignment.pairs[p];
-    ComparedTensor t;
-    t.group = TensorGroup::kIntermediate;
-    t.rank = pair.key.rank;
-    t.step = pair.key.step;
-    t.micro_batch = pair.key.micro_batch;
-    t.name = pair.key.name;
-    t.occurrence = pair.key.occurrence;
-    t.old_op = OldOpLabel(old_run.trace[pair.old_ref.record]);
-    t.new_op = NewOpLabel(new_run.trace[pair.new_ref.record]);
-    t.compared = results[p].compared;
-    t.by_hash = results[p].by_hash;
-    t.comparison = results[p].comparison;
-    report.tensors.push_back(std::move(t));
-  }
-  report.old_only = Entries(alignment.old_only, old_run.trace);
-  report.new_only = Entries(alignment.new_only, new_run.trace);
-  report.unnamed_new = Entries(alignment.unnamed_new, new_run.trace);
+  AppendIntermediates(alignment, results, old_run.trace, new_run.trace, report);
+  AppendUnaligned(alignment, old_run.trace, new_run.trace, report);
 
   if (divergence) {
     const rt::OpRecord& old_op = old_run.trace[divergence->old_record];
@@ -332,30 +230,11 @@ StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOpt
                                             : *programs.legacy_main;
     const newir::Program& new_program =
         new_op.step == 0 && new_startup != nullptr ? *new_startup : *new_main;
-    DivergenceReport d;
-    d.rank = old_op.rank;
-    d.step = old_op.step;
-    d.micro_batch = old_op.micro_batch;
-    d.job = old_op.job;
-    d.old_op = {old_op.op_type, old_op.block, old_op.op_index, ""};
-    if (old_op.block < old_program.num_blocks() &&
-        old_op.op_index < old_program.block(old_op.block).num_ops()) {
-      d.old_op.text = oldir::DumpOp(old_program.block(old_op.block).op(old_op.op_index));
-    }
-    d.new_op = {new_op.op_type, new_op.block, new_op.op_index, ""};
+    DivergenceReport d =
+        DescribeDivergence(*divergence, alignment, results, old_run.trace, new_run.trace);
+    d.old_op.text = LegacyOpText(old_program, old_op);
     const newir::Operation* suspect = TopLevelOp(new_program, new_op.block, new_op.op_index);
-    d.new_op.text = suspect != nullptr ? newir::PrintOperation(*suspect) : new_op.op_type;
-    for (size_t p : divergence->differing_pairs) {
-      d.differing_outputs.push_back(alignment.pairs[p].key.name);
-    }
-    const PairResult& first = results[divergence->differing_pairs.front()];
-    d.comparison = first.comparison;
-    d.has_metrics = first.compared && !first.by_hash;
-    d.inputs_matched = divergence->inputs_matched;
-    for (const InputCheck& in : divergence->inputs) {
-      if (!in.matched) d.unmatched_inputs.push_back(in.name);
-    }
-    d.later_differing = divergence->later_differing;
+    if (suspect != nullptr) d.new_op.text = newir::PrintOperation(*suspect);
     report.first_divergence = std::move(d);
 
     if (options.isolate && suspect != nullptr) {
@@ -376,11 +255,8 @@ StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOpt
         if (auto it = run->before.find(name); it != run->before.end()) return &it->second;
         return nullptr;
       };
-      const LegacyValue outputs = [&](const std::string& name) -> const rt::Tensor* {
-        for (size_t o = 0; o < old_op.outputs.size(); ++o) {
-          if (old_op.outputs[o].name == name) return KeptTensor(old_run.trace, {record, o});
-        }
-        return nullptr;
+      const LegacyValue outputs = [&](const std::string& name) {
+        return KeptOutput(old_run.trace, record, name);
       };
       rt::ExecutorOptions eo;
       eo.gemm = options.gemm;
