@@ -229,12 +229,20 @@ const CommTrace* GlooWorld::trace(int rank) const {
 Status GlooWorld::RunRanks(const std::function<Status(int rank)>& fn) {
   std::fill(statuses_.begin(), statuses_.end(), Status::Ok());
   for (auto& [rank, trace] : traces_) trace->Clear();
+  // Whether `rank` failed in a Gloo call (a timeout, a peer gone) rather than on its own.
+  const auto failed_in_gloo = [this](int rank) {
+    for (const auto& [key, comm] : comms_) {
+      if (key.first == rank && comm->failed()) return true;
+    }
+    return false;
+  };
   std::vector<std::thread> threads;
   for (int rank : hosted_) {
-    threads.emplace_back([this, &fn, rank] {
+    threads.emplace_back([this, &fn, &failed_in_gloo, rank] {
       Status status = fn(rank);
-      if (!status.ok()) {
-        // Peers blocked on this rank fail now rather than after the timeout.
+      if (!status.ok() && !failed_in_gloo(rank)) {
+        // Peers blocked on this rank fail now rather than after the timeout. (A rank that timed
+        // out leaves its connections open: its peers report their own timeouts.)
         for (auto& [key, comm] : comms_) {
           if (key.first == rank) comm->Close();
         }
@@ -243,12 +251,6 @@ Status GlooWorld::RunRanks(const std::function<Status(int rank)>& fn) {
     });
   }
   for (std::thread& t : threads) t.join();
-  const auto failed_in_gloo = [this](int rank) {
-    for (const auto& [key, comm] : comms_) {
-      if (key.first == rank && comm->failed()) return true;
-    }
-    return false;
-  };
   for (int rank : hosted_) {
     const Status& status = statuses_[static_cast<size_t>(rank)];
     if (!status.ok() && !failed_in_gloo(rank)) return status;
