@@ -1,9 +1,35 @@
-// RunBundleRanks (multi_rank_run.h): every rank of a bundle on the thread world.
+// RunBundleRanks (multi_rank_run.h): every hosted rank of a bundle on a RankWorld, the thread
+// world unless the config names another backend.
 #include "reference_runtime/multi_rank_run.h"
+
+#include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
 namespace irm::rt {
+namespace {
+
+// The thread world as a RankWorld: it hosts every rank.
+class ThreadRankWorld final : public RankWorld {
+ public:
+  explicit ThreadRankWorld(std::unique_ptr<ThreadWorld> world) : world_(std::move(world)) {
+    for (int r = 0; r < world_->world_size(); ++r) hosted_.push_back(r);
+  }
+  int world_size() const override { return world_->world_size(); }
+  const std::vector<int>& hosted_ranks() const override { return hosted_; }
+  CommContext Context(int rank) override { return world_->Context(rank); }
+  Status RunRanks(const std::function<Status(int rank)>& fn) override {
+    return world_->RunRanks(fn);
+  }
+  const CommTrace* trace(int rank) const override { return world_->trace(rank); }
+
+ private:
+  std::unique_ptr<ThreadWorld> world_;
+  std::vector<int> hosted_;
+};
+
+}  // namespace
 
 StatusOr<int> DataParallelDegree(const oldir::Bundle& bundle) {
   int dp_degree = 1;
@@ -28,15 +54,25 @@ StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRank
     groups.push_back({group.ring_id, group.ranks});
   }
   MultiRankResult result;
-  IRM_ASSIGN_OR_RETURN(result.world,
-                       ThreadWorld::Create(bundle.world_size, std::move(groups), config.world));
+  if (config.make_world) {
+    IRM_ASSIGN_OR_RETURN(result.world, config.make_world(bundle.world_size, std::move(groups)));
+  } else {
+    IRM_ASSIGN_OR_RETURN(std::unique_ptr<ThreadWorld> threads,
+                         ThreadWorld::Create(bundle.world_size, std::move(groups), config.world));
+    result.world = std::make_unique<ThreadRankWorld>(std::move(threads));
+  }
   const int world_size = bundle.world_size;
+  if (result.world->world_size() != world_size) {
+    return Status(StatusCode::kInvalidArgument, Location::File(dir),
+                  fmt::format("the backend's world has {} ranks, the bundle's {}",
+                              result.world->world_size(), world_size));
+  }
   IRM_ASSIGN_OR_RETURN(const int replicas, DataParallelDegree(bundle));
 
   // Stable addresses: the executors keep pointers to their rank's context.
   std::vector<std::unique_ptr<CommContext>> contexts;
-  std::vector<BundleRankRunner> runners;
-  for (int rank = 0; rank < world_size; ++rank) {
+  std::map<int, BundleRankRunner> runners;
+  for (int rank : result.world->hosted_ranks()) {
     contexts.push_back(std::make_unique<CommContext>(result.world->Context(rank)));
     CommContext* context = contexts.back().get();
     BundleRunConfig rank_config = config.rank_config;
@@ -54,7 +90,7 @@ StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRank
     };
     StatusOr<BundleRankRunner> runner = BundleRankRunner::Load(dir, rank_config);
     if (!runner.ok()) return Status(runner.status()).AddNote(fmt::format("loading rank {}", rank));
-    runners.push_back(std::move(runner).value());
+    runners.emplace(rank, std::move(runner).value());
   }
 
   result.ranks.resize(static_cast<size_t>(world_size));
@@ -62,7 +98,7 @@ StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRank
   const Status status = result.world->RunRanks([&](int rank) -> Status {
     RankOutcome& outcome = result.ranks[static_cast<size_t>(rank)];
     StatusOr<std::vector<PlanStepResult>> steps =
-        runners[static_cast<size_t>(rank)].Run(*outcome.scope, [&](const PlanStepResult& step) {
+        runners.at(rank).Run(*outcome.scope, [&](const PlanStepResult& step) {
           if (config.on_step) config.on_step(rank, step);
         });
     if (!steps.ok()) return Status(steps.status()).AddNote(fmt::format("on rank {}", rank));

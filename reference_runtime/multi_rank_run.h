@@ -1,5 +1,7 @@
-// Running every rank of a bundle at once on the thread backend: the bundle's world as N threads
-// of one ThreadWorld (process groups from bundle.json), each rank a BundleRankRunner whose
+// Running every rank of a bundle at once: the bundle's world (process groups from bundle.json) on a
+// communication backend — by default N threads of one ThreadWorld; any RankWorld a factory makes
+// otherwise (Gloo: ranks as threads, or this process's one rank of a world of processes) — each
+// hosted rank a BundleRankRunner whose
 // executors communicate through the rank's CommContext, whose call sites follow the jobs the
 // rank's plan runs. A hang (two ranks that both send first) or a rank's failure ends every rank
 // at once with what each was waiting for; nothing waits forever.
@@ -20,6 +22,7 @@
 
 #include "common/status.h"
 #include "reference_runtime/bundle_run.h"
+#include "reference_runtime/comm/rank_world.h"
 #include "reference_runtime/comm/thread_world.h"
 
 namespace irm::rt {
@@ -28,7 +31,11 @@ struct MultiRankConfig {
   // What every rank runs with; `rank`, the feed replica, `options.comm` and `on_job` are set per
   // rank.
   BundleRunConfig rank_config;
+  // The thread backend's options, when `make_world` is unset.
   ThreadWorldOptions world;
+  // The backend: unset runs every rank as a thread of a ThreadWorld; a factory (e.g.
+  // GlooWorld::ThreadsFactory) makes another world, which may host only some of the ranks.
+  RankWorldFactory make_world;
   // The observer of rank r's ops (e.g. an OpTraceRecorder's); null or unset: none. Asked once per
   // rank before the ranks start; the observer is then called on the rank's thread only.
   std::function<const OpObserver*(int rank)> observer;
@@ -38,6 +45,7 @@ struct MultiRankConfig {
 };
 
 struct RankOutcome {
+  // Empty for a rank this process does not host.
   std::vector<PlanStepResult> steps;
   // The rank's root scope after the run: parameters and optimizer state.
   std::unique_ptr<Scope> scope;
@@ -46,15 +54,15 @@ struct RankOutcome {
 struct MultiRankResult {
   std::vector<RankOutcome> ranks;
   // The world the ranks ran in: the communication traces (world->trace(rank)) when asked for.
-  std::unique_ptr<ThreadWorld> world;
+  std::unique_ptr<RankWorld> world;
 };
 
 // The strategy's `dp_degree` (1 when absent). kInvalidArgument when it is not a positive integer
 // dividing the world size.
 StatusOr<int> DataParallelDegree(const oldir::Bundle& bundle);
 
-// Loads every rank of the bundle in `dir` (BundleRankRunner::Load, in rank order: the first
-// failure is returned) and runs them together. A rank's error carries a note naming the rank;
+// Loads every hosted rank of the bundle in `dir` (BundleRankRunner::Load, in rank order: the
+// first failure is returned) and runs them together. A rank's error carries a note naming the rank;
 // a hang is kInternal with every rank's pending call.
 StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRankConfig& config);
 

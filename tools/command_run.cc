@@ -1,5 +1,6 @@
 // `ir-migrate run`: runs a program — legacy or new IR, told apart by content — or one rank of a
-// bundle (or, with --ranks, every rank of it at once, as threads) on the reference runtime: the
+// bundle (or, with --ranks, every rank of it at once: as threads on the thread or the Gloo
+// backend, or as one process per rank on Gloo) on the reference runtime: the
 // startup program once, then N steps of the main program (a
 // bundle rank: of its plan's jobs over micro-batches, bundle_run.h; or of its main program),
 // with feeds from .npy files or drawn at random from the seed; prints each step's fetches (one
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 
@@ -24,6 +26,10 @@
 #include "reference_runtime/philox.h"
 #include "reference_runtime/program_file.h"
 #include "reference_runtime/run.h"
+#ifdef IRM_HAVE_GLOO
+#include "reference_runtime/comm/gloo_world.h"
+#include "tools/gloo_launch.h"
+#endif
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 #include "tools/run_inputs.h"
@@ -164,16 +170,41 @@ int RunBundle(const RunCommand& command, rt::FeedMap feeds, std::ostream& out, s
   return SaveIfAsked(command, scope, err);
 }
 
-// Every rank of a bundle at once on the thread world. The ranks run concurrently; their fetches
-// are printed afterwards, step by step and rank by rank, so the output is the same every run.
+// The world of a --ranks run: unset for the thread backend; Gloo with every rank as a thread, or
+// (a child of --launch processes) this process's one rank.
+StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command) {
+  if (command.backend == "thread") {
+    if (command.launch != "threads" || command.rank_process >= 0) {
+      return Status(StatusCode::kInvalidArgument, Location{},
+                    "--launch processes needs --backend gloo");
+    }
+    return rt::RankWorldFactory{};
+  }
+  if (command.backend != "gloo") {
+    return Status(StatusCode::kInvalidArgument, Location{},
+                  fmt::format("--backend {}: the backends are thread and gloo", command.backend));
+  }
+#ifdef IRM_HAVE_GLOO
+  rt::GlooWorldOptions options;
+  options.timeout = std::chrono::milliseconds(command.timeout_ms);
+  if (command.rank_process >= 0) {
+    return rt::GlooWorld::ProcessRankFactory(command.rank_process, command.store, options);
+  }
+  return rt::GlooWorld::ThreadsFactory(options);
+#else
+  return Status(StatusCode::kInvalidArgument, Location{},
+                "--backend gloo: this build has no Gloo backend (configure with "
+                "IRM_WITH_GLOO=ON after scripts/setup)");
+#endif
+}
+
+// Every rank of a bundle at once (or, as a child of --launch processes, the one rank this process
+// hosts). The ranks run concurrently; their fetches are printed afterwards, step by step and rank
+// by rank, so the output is the same every run.
 int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
                 std::ostream& err) {
-  if (command.backend != "thread") {
-    return Fail(Status(StatusCode::kInvalidArgument, Location{},
-                       fmt::format("--backend {}: this build has only the thread backend",
-                                   command.backend)),
-                err);
-  }
+  StatusOr<rt::RankWorldFactory> factory = WorldFactory(command);
+  if (!factory.ok()) return Fail(factory.status(), err);
   StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.input);
   if (!bundle.ok()) return Fail(bundle.status(), err);
   if (bundle->world_size != command.ranks) {
@@ -187,6 +218,16 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
                        "--save-params and --startup name one rank's files: use them with --rank"),
                 err);
   }
+#ifdef IRM_HAVE_GLOO
+  if (command.launch == "processes" && !command.trace.empty()) {
+    return Fail(Status(StatusCode::kInvalidArgument, Location{},
+                       "--trace draws ranks of one process: use it with --launch threads"),
+                err);
+  }
+  if (command.launch == "processes" && command.rank_process < 0) {
+    return LaunchGlooProcesses(command, out, err);
+  }
+#endif
   rt::MultiRankConfig config;
   std::optional<rt::ChromeTraceRecorder> trace;
   if (!command.trace.empty()) {
@@ -202,6 +243,7 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
   config.rank_config.batch_size = command.batch_size;
   config.rank_config.fetch = command.fetch;
   config.rank_config.options.gemm = command.gemm;
+  config.make_world = std::move(factory).value();
   StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(command.input, config);
   if (!ran.ok()) return FailRun(Status(ran.status()).InFile(command.input), err);
 
@@ -215,12 +257,13 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
     const Status written = WriteFileAtomically(command.trace, trace->Render(comm, rings));
     if (!written.ok()) return Fail(written, err);
   }
-  const size_t steps = ran->ranks.front().steps.size();
+  const std::vector<int>& hosted = ran->world->hosted_ranks();
+  const size_t steps = ran->ranks[static_cast<size_t>(hosted.front())].steps.size();
   StepPrinter printer(command, static_cast<int>(steps), out);
   for (size_t step = 0; step < steps; ++step) {
-    for (size_t rank = 0; rank < ran->ranks.size(); ++rank) {
-      const rt::PlanStepResult& result = ran->ranks[rank].steps[step];
-      printer.Print(result.step, result.merged, static_cast<int>(rank));
+    for (int rank : hosted) {
+      const rt::PlanStepResult& result = ran->ranks[static_cast<size_t>(rank)].steps[step];
+      printer.Print(result.step, result.merged, rank);
     }
   }
   printer.Finish(command, command.input, bundle->ir == oldir::BundleIr::kPir,

@@ -104,6 +104,12 @@ struct RunCommand {
   int ranks = 0;                   // > 0: every rank of the bundle at once (its world size)
   std::string backend = "thread";  // the communication backend of a --ranks run
   std::string trace;               // --ranks: a Chrome trace of the run (Perfetto)
+  std::string launch = "threads";  // gloo: the ranks as threads of this process, or processes
+  int64_t timeout_ms = 60000;      // gloo: every call's timeout
+  // A child of a `--launch processes` run: the rank it hosts (-1: not a child) and the directory
+  // of the world's file store.
+  int rank_process = -1;
+  std::string store;
   int steps = 0;                   // 0: the bundle's steps (1 for a program file)
   std::vector<std::string> feeds;  // NAME=FILE.npy, used at every step
   bool random_feeds = false;       // draw the other feeds from the seed, per step

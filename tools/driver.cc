@@ -226,11 +226,27 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   run_app
       ->add_option("--backend", run.backend,
                    "The communication backend of a --ranks run: thread (in-process, "
-                   "reductions in rank order; the reference)")
+                   "reductions in rank order; the reference) or gloo (TCP on loopback)")
+      ->check(CLI::IsMember({"thread", "gloo"}))
       ->capture_default_str();
   run_app->add_option("--trace", run.trace,
                       "With --ranks: write a Chrome trace of the run (one track per rank, job "
                       "and op spans, communication as flows; opens in Perfetto)");
+  run_app
+      ->add_option("--launch", run.launch,
+                   "How --backend gloo hosts the ranks: threads of this process, or one "
+                   "process per rank meeting through a file store")
+      ->check(CLI::IsMember({"threads", "processes"}))
+      ->capture_default_str();
+  run_app
+      ->add_option("--timeout-ms", run.timeout_ms,
+                   "--backend gloo: a call waiting longer than this fails (a hang becomes an "
+                   "error)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  // The children of a --launch processes run: one rank each (not for people to call).
+  run_app->add_option("--rank-process", run.rank_process)->group("");
+  run_app->add_option("--store", run.store)->group("");
   run_app->add_option("--steps", run.steps, "Training steps (default: the bundle's, else 1)");
   run_app->add_option("--feed", run.feeds, "A feed for every step: NAME=FILE.npy (repeatable)");
   run_app->add_flag("--random-feeds", run.random_feeds,

@@ -1,0 +1,131 @@
+// The corpus bundles on the Gloo backend (every rank a thread, TCP on loopback) against the thread
+// backend: on 2-rank bundles every fetch, every persistable var and every rank's communication
+// trace are bit-identical (a two-term sum does not depend on its order); on the 4-rank
+// data-parallel bundle the float32 results agree within the reordered tier (Gloo's ring sums in
+// another order) and the traces are identical. A bundle whose ranks both send first ends in a
+// per-call timeout naming the pending send.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "diff_tests/corpus/corpus.h"
+#include "reference_runtime/comm/gloo_world.h"
+#include "reference_runtime/multi_rank_run.h"
+
+namespace irm::corpus {
+namespace {
+
+namespace fs = std::filesystem;
+using rt::MultiRankConfig;
+using rt::MultiRankResult;
+using rt::Tensor;
+
+StatusOr<MultiRankResult> RunBundle(const std::string& dir, bool gloo,
+                                    std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
+  MultiRankConfig config;
+  config.rank_config.random_feeds = true;
+  config.rank_config.batch_size = 4;
+  config.world.trace = true;
+  if (gloo) {
+    config.make_world = rt::GlooWorld::ThreadsFactory({.timeout = timeout, .trace = true});
+  }
+  return rt::RunBundleRanks(dir, config);
+}
+
+bool SameBits(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         (a.nbytes() == 0 || std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0);
+}
+
+// Float32 within the reordered tier (parity.md, tier 2): every |a-b| <= 1e-5 max|b| + 1e-4 |b|;
+// any other dtype bit for bit.
+::testing::AssertionResult Agree(const Tensor& a, const Tensor& b, bool exact) {
+  if (exact || a.dtype() != DType::kFloat32 || a.shape() != b.shape()) {
+    return SameBits(a, b) ? ::testing::AssertionSuccess()
+                          : ::testing::AssertionFailure() << "bits differ";
+  }
+  const float* x = a.data<float>();
+  const float* y = b.data<float>();
+  double ref_max = 0;
+  for (int64_t i = 0; i < b.numel(); ++i) ref_max = std::max(ref_max, std::fabs(double(y[i])));
+  for (int64_t i = 0; i < b.numel(); ++i) {
+    if (std::fabs(double(x[i]) - y[i]) > 1e-5 * ref_max + 1e-4 * std::fabs(double(y[i]))) {
+      return ::testing::AssertionFailure() << "element " << i << ": " << x[i] << " vs " << y[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+class GlooCorpusTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(GlooCorpusTest, GlooRunsAsTheThreadBackendDoes) {
+  StatusOr<std::vector<BundleCase>> cases = StandardCases();
+  ASSERT_TRUE(cases.ok()) << cases.status().ToString();
+  const BundleCase& c = cases->at(static_cast<size_t>(GetParam()));
+  SCOPED_TRACE(c.name);
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                       ("irm_gloo_corpus_" + std::to_string(::getpid()) + "_" + c.name);
+  fs::remove_all(dir);
+  ASSERT_TRUE(WriteBundleCase(c, dir.string()).ok());
+  StatusOr<MultiRankResult> threads = RunBundle(dir.string(), /*gloo=*/false);
+  ASSERT_TRUE(threads.ok()) << threads.status().ToString();
+  StatusOr<MultiRankResult> gloo = RunBundle(dir.string(), /*gloo=*/true);
+  fs::remove_all(dir);
+  ASSERT_TRUE(gloo.ok()) << gloo.status().ToString();
+
+  const bool exact = c.ranks.size() == 2;
+  for (size_t r = 0; r < c.ranks.size(); ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    const rt::RankOutcome& a = threads->ranks[r];
+    const rt::RankOutcome& b = gloo->ranks[r];
+    ASSERT_EQ(b.steps.size(), a.steps.size());
+    for (size_t s = 0; s < a.steps.size(); ++s) {
+      ASSERT_EQ(b.steps[s].merged.size(), a.steps[s].merged.size());
+      for (size_t f = 0; f < a.steps[s].merged.size(); ++f) {
+        EXPECT_TRUE(Agree(b.steps[s].merged[f].tensor, a.steps[s].merged[f].tensor, exact))
+            << "step " << s + 1 << ", fetch " << a.steps[s].merged[f].name;
+      }
+    }
+    const std::vector<std::string> names = a.scope->LocalNames();
+    EXPECT_FALSE(names.empty());
+    for (const std::string& name : names) {
+      const Tensor* want = a.scope->FindLocal(name);
+      const Tensor* got = b.scope->FindLocal(name);
+      ASSERT_NE(got, nullptr) << name;
+      if (want->defined()) {
+        EXPECT_TRUE(Agree(*got, *want, exact)) << name;
+      }
+    }
+    ASSERT_NE(gloo->world->trace(static_cast<int>(r)), nullptr);
+    EXPECT_FALSE(gloo->world->trace(static_cast<int>(r))->records().empty());
+    EXPECT_EQ(rt::FirstCommDifference(*threads->world->trace(static_cast<int>(r)),
+                                      *gloo->world->trace(static_cast<int>(r))),
+              std::nullopt);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(StandardCases, GlooCorpusTest, ::testing::Range(0, 6),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return (*StandardCases()).at(static_cast<size_t>(info.param)).name;
+                         });
+
+TEST(GlooHangTest, TwoRanksThatBothSendFirstTimeOut) {
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<MultiRankResult> run = RunBundle(std::string(IRM_PARITY_TESTDATA) + "/hang_both_send",
+                                            /*gloo=*/true, std::chrono::milliseconds(500));
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), StatusCode::kInternal);
+  const std::string message = run.status().ToString();
+  EXPECT_NE(message.find("gloo: send on ring 0 timed out after 500 ms (rank 0 waits for rank 1 "
+                         "to receive; at send_v2"),
+            std::string::npos)
+      << message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+}  // namespace
+}  // namespace irm::corpus

@@ -1,0 +1,265 @@
+// GlooWorld (gloo_world.h): checking the groups, the rendezvous of each hosted rank's contexts,
+// and running the hosted ranks on threads.
+#include "reference_runtime/comm/gloo_world.h"
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/hash_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/tcp/device.h>
+
+namespace irm::rt {
+namespace {
+
+// The groups as ThreadWorld::Create checks them (same messages), ring 0 added when absent, sorted
+// by ring id.
+StatusOr<std::vector<CommGroup>> CheckGroups(int world_size, std::vector<CommGroup> groups) {
+  const auto invalid = [](std::string message) {
+    return Status(StatusCode::kInvalidArgument, Location{}, std::move(message));
+  };
+  if (world_size < 1) return invalid(fmt::format("world size {} is below 1", world_size));
+  std::set<int> rings;
+  for (const CommGroup& group : groups) {
+    if (!rings.insert(group.ring_id).second) {
+      return invalid(fmt::format("process group {} is declared twice", group.ring_id));
+    }
+    if (group.ranks.empty()) {
+      return invalid(fmt::format("process group {} has no ranks", group.ring_id));
+    }
+    std::set<int> seen;
+    for (int rank : group.ranks) {
+      if (rank < 0 || rank >= world_size) {
+        return invalid(fmt::format("process group {} names rank {}, outside the world of {}",
+                                   group.ring_id, rank, world_size));
+      }
+      if (!seen.insert(rank).second) {
+        return invalid(fmt::format("process group {} holds rank {} twice", group.ring_id, rank));
+      }
+    }
+  }
+  if (!rings.contains(0)) {
+    CommGroup all{0, {}};
+    for (int r = 0; r < world_size; ++r) all.ranks.push_back(r);
+    groups.push_back(std::move(all));
+  }
+  std::sort(groups.begin(), groups.end(),
+            [](const CommGroup& a, const CommGroup& b) { return a.ring_id < b.ring_id; });
+  return groups;
+}
+
+}  // namespace
+
+GlooWorld::GlooWorld(int world_size, std::vector<CommGroup> groups, GlooWorldOptions options)
+    : world_size_(world_size),
+      options_(std::move(options)),
+      groups_(std::move(groups)),
+      statuses_(static_cast<size_t>(world_size)) {}
+
+GlooWorld::~GlooWorld() {
+  // Communicators (and their contexts' pairs) go before the device that runs their I/O loop.
+  comms_.clear();
+  device_.reset();
+}
+
+StatusOr<std::unique_ptr<GlooWorld>> GlooWorld::CreateThreads(int world_size,
+                                                              std::vector<CommGroup> groups,
+                                                              GlooWorldOptions options) {
+  IRM_ASSIGN_OR_RETURN(groups, CheckGroups(world_size, std::move(groups)));
+  std::unique_ptr<GlooWorld> world(
+      new GlooWorld(world_size, std::move(groups), std::move(options)));
+  for (int r = 0; r < world_size; ++r) world->hosted_.push_back(r);
+  gloo::rendezvous::HashStore store;
+  IRM_RETURN_IF_ERROR(world->ConnectHosted(store));
+  return world;
+}
+
+StatusOr<std::unique_ptr<GlooWorld>> GlooWorld::CreateProcessRank(int world_size, int rank,
+                                                                  std::vector<CommGroup> groups,
+                                                                  const std::string& store_dir,
+                                                                  GlooWorldOptions options) {
+  IRM_ASSIGN_OR_RETURN(groups, CheckGroups(world_size, std::move(groups)));
+  if (rank < 0 || rank >= world_size) {
+    return Status(StatusCode::kInvalidArgument, Location{},
+                  fmt::format("rank {} is outside the world of {}", rank, world_size));
+  }
+  std::error_code error;
+  std::filesystem::create_directories(store_dir, error);
+  if (error) {
+    return Status(StatusCode::kInvalidArgument, Location::File(store_dir),
+                  fmt::format("cannot create the rendezvous directory: {}", error.message()));
+  }
+  std::unique_ptr<GlooWorld> world(
+      new GlooWorld(world_size, std::move(groups), std::move(options)));
+  world->hosted_.push_back(rank);
+  std::unique_ptr<gloo::rendezvous::FileStore> store;
+  try {
+    store = std::make_unique<gloo::rendezvous::FileStore>(store_dir);
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, Location::File(store_dir),
+                  fmt::format("gloo: cannot open the file store: {}", e.what()));
+  }
+  IRM_RETURN_IF_ERROR(world->ConnectHosted(*store));
+  return world;
+}
+
+Status GlooWorld::ConnectHosted(gloo::rendezvous::Store& store) {
+  try {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = options_.hostname;
+    device_ = gloo::transport::tcp::CreateDevice(attr);
+  } catch (const std::exception& e) {
+    return Status(
+        StatusCode::kInternal, Location{},
+        fmt::format("gloo: cannot create a TCP device on {}: {}", options_.hostname, e.what()));
+  }
+  std::vector<StatusOr<std::vector<std::unique_ptr<GlooCommunicator>>>> connected;
+  for (size_t i = 0; i < hosted_.size(); ++i) {
+    connected.emplace_back(std::vector<std::unique_ptr<GlooCommunicator>>{});
+  }
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < hosted_.size(); ++i) {
+    threads.emplace_back([&, i] { connected[i] = Connect(hosted_[i], store); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (size_t i = 0; i < hosted_.size(); ++i) {
+    IRM_RETURN_IF_ERROR(connected[i].status());
+    const int rank = hosted_[i];
+    if (options_.trace) traces_[rank] = std::make_unique<CommTrace>();
+    for (std::unique_ptr<GlooCommunicator>& comm : connected[i].value()) {
+      if (options_.trace) comm->set_trace(traces_[rank].get());
+      const int ring_id = comm->ring_id();
+      comms_[{rank, ring_id}] = std::move(comm);
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<std::unique_ptr<GlooCommunicator>>> GlooWorld::Connect(
+    int rank, gloo::rendezvous::Store& store) {
+  std::vector<std::unique_ptr<GlooCommunicator>> comms;
+  for (const CommGroup& group : groups_) {
+    const auto it = std::find(group.ranks.begin(), group.ranks.end(), rank);
+    if (it == group.ranks.end()) continue;
+    const int group_rank = static_cast<int>(it - group.ranks.begin());
+    try {
+      gloo::rendezvous::PrefixStore prefixed(fmt::format("ring{}", group.ring_id), store);
+      auto context = std::make_shared<gloo::rendezvous::Context>(
+          group_rank, static_cast<int>(group.ranks.size()));
+      context->setTimeout(options_.timeout);
+      context->connectFullMesh(prefixed, device_);
+      comms.push_back(std::make_unique<GlooCommunicator>(std::move(context), group.ring_id,
+                                                         group.ranks, options_.timeout));
+    } catch (const std::exception& e) {
+      return Status(StatusCode::kInternal, Location{},
+                    fmt::format("gloo: rank {} cannot connect to process group {} (ranks [{}]): {}",
+                                rank, group.ring_id, fmt::join(group.ranks, ", "), e.what()));
+    }
+  }
+  return comms;
+}
+
+RankWorldFactory GlooWorld::ThreadsFactory(GlooWorldOptions options) {
+  return [options](int world_size,
+                   std::vector<CommGroup> groups) -> StatusOr<std::unique_ptr<RankWorld>> {
+    IRM_ASSIGN_OR_RETURN(std::unique_ptr<GlooWorld> world,
+                         CreateThreads(world_size, std::move(groups), options));
+    return std::unique_ptr<RankWorld>(std::move(world));
+  };
+}
+
+RankWorldFactory GlooWorld::ProcessRankFactory(int rank, std::string store_dir,
+                                               GlooWorldOptions options) {
+  return
+      [rank, store_dir, options](
+          int world_size, std::vector<CommGroup> groups) -> StatusOr<std::unique_ptr<RankWorld>> {
+        IRM_ASSIGN_OR_RETURN(
+            std::unique_ptr<GlooWorld> world,
+            CreateProcessRank(world_size, rank, std::move(groups), store_dir, options));
+        return std::unique_ptr<RankWorld>(std::move(world));
+      };
+}
+
+StatusOr<Communicator*> GlooWorld::For(int rank, int ring_id) {
+  auto it = comms_.find({rank, ring_id});
+  if (it != comms_.end()) return static_cast<Communicator*>(it->second.get());
+  auto group = std::find_if(groups_.begin(), groups_.end(),
+                            [&](const CommGroup& g) { return g.ring_id == ring_id; });
+  if (group == groups_.end()) {
+    return Status(StatusCode::kNotFound, Location{},
+                  fmt::format("ring_id {} names no process group", ring_id));
+  }
+  if (std::find(group->ranks.begin(), group->ranks.end(), rank) == group->ranks.end()) {
+    return Status(StatusCode::kInvalidArgument, Location{},
+                  fmt::format("process group {} (ranks [{}]) does not hold rank {}", ring_id,
+                              fmt::join(group->ranks, ", "), rank));
+  }
+  return Status(StatusCode::kInvalidArgument, Location{},
+                fmt::format("rank {} is not hosted by this process", rank));
+}
+
+CommContext GlooWorld::Context(int rank) {
+  CommContext context;
+  context.rank = rank;
+  context.communicator = [this, rank](int ring_id) { return For(rank, ring_id); };
+  return context;
+}
+
+StatusOr<std::shared_ptr<gloo::Context>> GlooWorld::GlooContext(int rank, int ring_id) {
+  auto it = comms_.find({rank, ring_id});
+  if (it == comms_.end()) {
+    IRM_RETURN_IF_ERROR(For(rank, ring_id).status());
+  }
+  return it->second->context();
+}
+
+const CommTrace* GlooWorld::trace(int rank) const {
+  auto it = traces_.find(rank);
+  return it == traces_.end() ? nullptr : it->second.get();
+}
+
+Status GlooWorld::RunRanks(const std::function<Status(int rank)>& fn) {
+  std::fill(statuses_.begin(), statuses_.end(), Status::Ok());
+  for (auto& [rank, trace] : traces_) trace->Clear();
+  // Whether `rank` failed in a Gloo call (a timeout, a peer gone) rather than on its own.
+  const auto failed_in_gloo = [this](int rank) {
+    for (const auto& [key, comm] : comms_) {
+      if (key.first == rank && comm->failed()) return true;
+    }
+    return false;
+  };
+  std::vector<std::thread> threads;
+  for (int rank : hosted_) {
+    threads.emplace_back([this, &fn, &failed_in_gloo, rank] {
+      Status status = fn(rank);
+      if (!status.ok() && !failed_in_gloo(rank)) {
+        // Peers blocked on this rank fail now rather than after the timeout. (A rank that timed
+        // out leaves its connections open: its peers report their own timeouts.)
+        for (auto& [key, comm] : comms_) {
+          if (key.first == rank) comm->Close();
+        }
+      }
+      statuses_[static_cast<size_t>(rank)] = std::move(status);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int rank : hosted_) {
+    const Status& status = statuses_[static_cast<size_t>(rank)];
+    if (!status.ok() && !failed_in_gloo(rank)) return status;
+  }
+  for (int rank : hosted_) {
+    const Status& status = statuses_[static_cast<size_t>(rank)];
+    if (!status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
+}  // namespace irm::rt
