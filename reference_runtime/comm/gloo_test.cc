@@ -324,6 +324,11 @@ TEST(GlooWorldTest, GroupsAreCheckedAsOnTheThreadWorld) {
   EXPECT_EQ(gloo->For(0, 7).status().code(), StatusCode::kNotFound);
 }
 
+TEST(GlooWorldTest, AProcessRankOutsideTheWorldIsRefused) {
+  EXPECT_EQ(GlooWorld::CreateProcessRank(2, 2, {}, ::testing::TempDir()).status().message(),
+            "rank 2 is outside the world of 2");
+}
+
 TEST(GlooWorldTest, OneRankPerWorldMeetsThroughAFileStore) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
@@ -341,6 +346,8 @@ TEST(GlooWorldTest, OneRankPerWorldMeetsThroughAFileStore) {
         return;
       }
       EXPECT_EQ((*world)->hosted_ranks(), std::vector<int>{rank});
+      EXPECT_EQ((*world)->For(1 - rank, 0).status().message(),
+                fmt::format("rank {} is not hosted by this process", 1 - rank));
       statuses[rank] = (*world)->RunRanks(
           [&](int r) { return GlooCommOf(**world, r).AllReduce(tensors[r], ReduceOp::kSum); });
     });
