@@ -30,7 +30,7 @@ TEST(HangTest, BothRanksSendFirst) {
     Tensor in = Tensor::ZerosUnchecked(DType::kFloat32, {4});
     return comm.Recv(&in, 1 - rank, {"recv_v2", "forward", 0, 0, 8});
   });
-  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));  // at once; slack for a loaded machine
   EXPECT_EQ(status.code(), StatusCode::kInternal);
   EXPECT_EQ(status.message(),
             "hang: no rank can progress: rank 0 waits in send_v2 to rank 1 (ring 0, job forward, "
@@ -76,7 +76,7 @@ TEST(HangTest, ARankFinishesWhileItsPeerWaitsOnIt) {
     Tensor in;
     return CommOf(*world, 0).Recv(&in, 1, {"recv_v2", "", 0, 0, 3});
   });
-  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));  // at once; slack for a loaded machine
   EXPECT_EQ(status.message(),
             "hang: rank 1 finished while rank 0 waits in recv_v2 from rank 1 (ring 0, op 3)");
   EXPECT_TRUE(world->rank_statuses()[1].ok());
@@ -122,7 +122,7 @@ TEST(HangTest, ARankStuckOutsideTheWorldTimesOut) {
   ASSERT_NE(world, nullptr);
   const Status status = world->RunRanks([&](int rank) -> Status {
     if (rank == 1) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // well past the timeout
       return Status::Ok();
     }
     Tensor in;
