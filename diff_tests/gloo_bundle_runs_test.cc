@@ -8,12 +8,11 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <regex>
 
 #include "diff_tests/corpus/corpus.h"
+#include "diff_tests/tensor_compare.h"
 #include "reference_runtime/comm/gloo_world.h"
 #include "reference_runtime/multi_rank_run.h"
 
@@ -37,28 +36,13 @@ StatusOr<MultiRankResult> RunBundle(const std::string& dir, bool gloo,
   return rt::RunBundleRanks(dir, config);
 }
 
-bool SameBits(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         (a.nbytes() == 0 || std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0);
-}
-
-// Float32 within the reordered tier (parity.md, tier 2): every |a-b| <= 1e-5 max|b| + 1e-4 |b|;
-// any other dtype bit for bit.
+// Bit for bit when `exact`, else within the reordered tier (parity.md, tier 2), as the parity
+// engine applies it.
 ::testing::AssertionResult Agree(const Tensor& a, const Tensor& b, bool exact) {
-  if (exact || a.dtype() != DType::kFloat32 || a.shape() != b.shape()) {
-    return SameBits(a, b) ? ::testing::AssertionSuccess()
-                          : ::testing::AssertionFailure() << "bits differ";
-  }
-  const float* x = a.data<float>();
-  const float* y = b.data<float>();
-  double ref_max = 0;
-  for (int64_t i = 0; i < b.numel(); ++i) ref_max = std::max(ref_max, std::fabs(double(y[i])));
-  for (int64_t i = 0; i < b.numel(); ++i) {
-    if (std::fabs(double(x[i]) - y[i]) > 1e-5 * ref_max + 1e-4 * std::fabs(double(y[i]))) {
-      return ::testing::AssertionFailure() << "element " << i << ": " << x[i] << " vs " << y[i];
-    }
-  }
-  return ::testing::AssertionSuccess();
+  const diff::Comparison c =
+      diff::CompareTensors(a, b, exact ? diff::Tier::kExact : diff::Tier::kReordered);
+  if (c.pass) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << c.reason;
 }
 
 class GlooCorpusTest : public ::testing::TestWithParam<int> {};

@@ -20,37 +20,9 @@
 namespace irm::rt {
 namespace {
 
-// The groups as ThreadWorld::Create checks them (same messages), ring 0 added when absent, sorted
-// by ring id.
+// The groups as every world checks them (CheckCommGroups), sorted by ring id.
 StatusOr<std::vector<CommGroup>> CheckGroups(int world_size, std::vector<CommGroup> groups) {
-  const auto invalid = [](std::string message) {
-    return Status(StatusCode::kInvalidArgument, Location{}, std::move(message));
-  };
-  if (world_size < 1) return invalid(fmt::format("world size {} is below 1", world_size));
-  std::set<int> rings;
-  for (const CommGroup& group : groups) {
-    if (!rings.insert(group.ring_id).second) {
-      return invalid(fmt::format("process group {} is declared twice", group.ring_id));
-    }
-    if (group.ranks.empty()) {
-      return invalid(fmt::format("process group {} has no ranks", group.ring_id));
-    }
-    std::set<int> seen;
-    for (int rank : group.ranks) {
-      if (rank < 0 || rank >= world_size) {
-        return invalid(fmt::format("process group {} names rank {}, outside the world of {}",
-                                   group.ring_id, rank, world_size));
-      }
-      if (!seen.insert(rank).second) {
-        return invalid(fmt::format("process group {} holds rank {} twice", group.ring_id, rank));
-      }
-    }
-  }
-  if (!rings.contains(0)) {
-    CommGroup all{0, {}};
-    for (int r = 0; r < world_size; ++r) all.ranks.push_back(r);
-    groups.push_back(std::move(all));
-  }
+  IRM_ASSIGN_OR_RETURN(groups, CheckCommGroups(world_size, std::move(groups)));
   std::sort(groups.begin(), groups.end(),
             [](const CommGroup& a, const CommGroup& b) { return a.ring_id < b.ring_id; });
   return groups;

@@ -88,9 +88,7 @@ class ThreadWorld::GroupComm final : public Communicator {
   int group_rank_;
 };
 
-StatusOr<std::unique_ptr<ThreadWorld>> ThreadWorld::Create(int world_size,
-                                                           std::vector<CommGroup> groups,
-                                                           ThreadWorldOptions options) {
+StatusOr<std::vector<CommGroup>> CheckCommGroups(int world_size, std::vector<CommGroup> groups) {
   const auto invalid = [](std::string message) {
     return Status(StatusCode::kInvalidArgument, Location{}, std::move(message));
   };
@@ -119,6 +117,13 @@ StatusOr<std::unique_ptr<ThreadWorld>> ThreadWorld::Create(int world_size,
     for (int r = 0; r < world_size; ++r) all.ranks.push_back(r);
     groups.insert(groups.begin(), std::move(all));
   }
+  return groups;
+}
+
+StatusOr<std::unique_ptr<ThreadWorld>> ThreadWorld::Create(int world_size,
+                                                           std::vector<CommGroup> groups,
+                                                           ThreadWorldOptions options) {
+  IRM_ASSIGN_OR_RETURN(groups, CheckCommGroups(world_size, std::move(groups)));
   return std::unique_ptr<ThreadWorld>(
       new ThreadWorld(world_size, std::move(groups), std::move(options)));
 }

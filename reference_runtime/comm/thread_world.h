@@ -32,6 +32,11 @@ struct CommGroup {
   std::vector<int> ranks;  // global ranks; a rank's index here is its rank in the group
 };
 
+// The groups a world is created with, checked: kInvalidArgument for a world size below 1, a ring
+// declared twice, or a group that is empty, repeats a rank or names one outside the world. Ring 0
+// (every rank in order) is put first when not given.
+StatusOr<std::vector<CommGroup>> CheckCommGroups(int world_size, std::vector<CommGroup> groups);
+
 struct ThreadWorldOptions {
   // How long a rank may wait in a call without the world making progress: the backstop for a
   // rank that never returns from work outside the world (structural hangs are reported at once).
