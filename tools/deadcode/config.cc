@@ -36,6 +36,7 @@ DeadcodeConfig DefaultConfig() {
   config.registrations = {{"pass", {"REGISTER_PASS"}, {"REGISTER_IR_PASS"}}};
   config.legacy_types = {"ProgramDesc", "BlockDesc", "OpDesc", "VarDesc"};
   config.new_types = {"pir::Program", "pir::Block", "pir::Operation", "pir::Value"};
+  config.legacy_markers = {"old_ir", "legacy", "deprecated"};
   return config;
 }
 
@@ -158,6 +159,8 @@ StatusOr<DeadcodeConfig> LoadConfig(const std::string& path) {
       IRM_RETURN_IF_ERROR(ReadStrings(path, value, pointer, &config.legacy_types));
     } else if (key == "new_types") {
       IRM_RETURN_IF_ERROR(ReadStrings(path, value, pointer, &config.new_types));
+    } else if (key == "legacy_markers") {
+      IRM_RETURN_IF_ERROR(ReadStrings(path, value, pointer, &config.legacy_markers));
     } else {
       return Bad(path, pointer, "unknown key");
     }

@@ -53,11 +53,15 @@ struct DeadcodeConfig {
   // "::pir::Program" but not "Program".
   std::vector<std::string> legacy_types;
   std::vector<std::string> new_types;
+  // Names that mark a function as legacy code (case-insensitive substrings): such a function with
+  // no twin is kept, and a legacy-only helper it calls is reported blocked by it.
+  std::vector<std::string> legacy_markers;
 };
 
 // The defaults: Paddle's vocabulary (in_pir_mode, use_pir_api, in_dynamic_or_pir_mode,
 // FLAGS_enable_pir_api, FLAGS_enable_pir_in_executor, _in_pir_mode), the twin naming rules,
-// REGISTER_PASS ↔ REGISTER_IR_PASS, ProgramDesc ↔ pir::Program.
+// REGISTER_PASS ↔ REGISTER_IR_PASS, ProgramDesc ↔ pir::Program, markers old_ir / legacy /
+// deprecated.
 DeadcodeConfig DefaultConfig();
 
 // Reads a configuration file over the defaults; errors name the file and the JSON pointer.

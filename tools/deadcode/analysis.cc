@@ -1,0 +1,558 @@
+// The analysis (see analysis.h for the rules).
+#include "tools/deadcode/analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "tools/deadcode/code_index.h"
+#include "tools/deadcode/twin_matching.h"
+
+namespace irm::deadcode {
+namespace {
+
+constexpr std::string_view kLocals = ".<locals>.";
+
+std::string OuterFunctionKey(const std::string& key) {
+  const size_t at = key.rfind(kLocals);
+  return at == std::string::npos ? "" : key.substr(0, at);
+}
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// FNV-1a, 64 bits: a finding id that stays the same from run to run and machine to machine.
+std::string StableId(const std::string& text) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+// Nodes of the removal graph: "f:<function key>", "b:<file>#<branch index>",
+// "r:<file>#<registration index>".
+std::string FunctionNode(const std::string& key) { return "f:" + key; }
+
+class Analysis {
+ public:
+  Analysis(const std::vector<FileModel>& files, const DeadcodeConfig& config,
+           const EvidenceLookup& evidence)
+      : files_(files), config_(config), evidence_(evidence), index_(files) {}
+
+  DeadcodeReport Run();
+
+ private:
+  void CollectCandidates();
+  bool ExcludedFromClosure(const FunctionUnit& function) const;
+  std::optional<std::string> RemovalSource(const ResolvedReference& reference) const;
+  void ComputeRemoved();
+  std::set<std::string> ReachedFromLegacy() const;
+  bool LegacyFlavoured(const FunctionUnit& function) const;
+  std::string CallerKey(const ResolvedReference& reference) const;
+  void ComputeBlocked();
+  void ComputeDeletable();
+
+  std::string DisplayName(const FunctionUnit& function) const;
+  std::string ScopeDisplay(const FileModel& file, const std::string& function_key) const;
+  UnitRef RefOf(const FunctionUnit& function) const {
+    return {DisplayName(function), function.file, function.range};
+  }
+  std::vector<Caller> CallersOf(const std::string& key) const;
+  Language LanguageOf(const std::string& file) const;
+  void AddFunctionFindings(DeadcodeReport* report);
+  void AddBranchFindings(DeadcodeReport* report);
+  void AddRegistrationFindings(DeadcodeReport* report);
+  std::string StatusOf(bool removed, bool verified, const std::string& key) const;
+
+  const std::vector<FileModel>& files_;
+  const DeadcodeConfig& config_;
+  const EvidenceLookup& evidence_;
+  CodeIndex index_;
+
+  std::map<std::string, FunctionTwin> function_twins_;  // legacy key → its twin
+  std::set<std::string> twin_keys_;                     // functions that are some unit's twin
+  std::map<std::string, RegistrationTwin> registration_twins_;  // node → pair
+  std::map<std::string, std::vector<const ResolvedReference*>> incoming_;
+  std::map<std::string, std::vector<const ResolvedReference*>> outgoing_;
+  std::set<std::string> removed_;      // function keys
+  std::set<std::string> pinned_kept_;  // functions removed code does not reach
+  // Blocked function key → the caller named in its status: (key, "" at top level; display name).
+  std::map<std::string, std::pair<std::string, std::string>> blocked_by_;
+  std::set<std::string> blocking_;   // kept legacy callers named by blocked_by_
+  std::set<std::string> deletable_;  // nodes
+  std::map<std::string, std::vector<Evidence>> evidence_of_;  // node → evidence
+};
+
+void Analysis::CollectCandidates() {
+  for (const auto& pairs :
+       {MatchNamedTwins(index_, config_), MatchOverloadTwins(index_, config_)}) {
+    for (const FunctionTwin& pair : pairs) {
+      if (function_twins_.emplace(pair.legacy->key, pair).second) twin_keys_.insert(pair.twin->key);
+    }
+  }
+  for (const RegistrationTwin& pair : MatchRegistrationTwins(files_)) {
+    for (const FileModel& file : files_) {
+      for (size_t i = 0; i < file.registrations.size(); ++i) {
+        if (&file.registrations[i] == pair.legacy) {
+          registration_twins_.emplace(fmt::format("r:{}#{}", file.file, i), pair);
+        }
+      }
+    }
+  }
+  for (const ResolvedReference& reference : index_.references()) {
+    const std::string& from = reference.reference->from;
+    for (const std::string& target : reference.targets) {
+      // A function calling itself (or from a function nested in it) does not keep it alive.
+      bool self = false;
+      for (std::string key = from; !key.empty(); key = OuterFunctionKey(key)) self |= key == target;
+      if (!self) incoming_[target].push_back(&reference);
+    }
+    outgoing_[from].push_back(&reference);
+  }
+}
+
+bool Analysis::ExcludedFromClosure(const FunctionUnit& function) const {
+  // Reached in ways references do not show: entry points, virtual dispatch, code written by
+  // macros, Python's special methods and decorators that may register the function by name.
+  if (function.is_main || function.overrides || function.from_macro) return true;
+  if (function.name.size() > 4 && function.name.starts_with("__") &&
+      function.name.ends_with("__")) {
+    return true;
+  }
+  for (const std::string& decorator : function.decorators) {
+    if (decorator != "staticmethod" && decorator != "classmethod" && decorator != "property") {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<std::string> Analysis::RemovalSource(const ResolvedReference& resolved) const {
+  const Reference& reference = *resolved.reference;
+  std::optional<std::string> source;
+  for (std::string key = reference.from; !key.empty(); key = OuterFunctionKey(key)) {
+    if (removed_.contains(key)) source = FunctionNode(key);  // the outermost removed function
+  }
+  if (source) return source;
+  if (!reference.legacy_branches.empty()) {
+    return fmt::format("b:{}#{}", resolved.file->file, reference.legacy_branches.front());
+  }
+  if (reference.from.empty()) {
+    for (const auto& [node, pair] : registration_twins_) {
+      if (pair.legacy->file == resolved.file->file &&
+          pair.legacy->range.Contains(reference.line, reference.column)) {
+        return node;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Greatest fixpoint: assume every candidate and every referenced function removed, then keep
+// each one that a surviving reference reaches until nothing changes.
+void Analysis::ComputeRemoved() {
+  while (true) {
+    removed_.clear();
+    for (const auto& [key, pair] : function_twins_) removed_.insert(key);
+    for (const auto& [key, function] : index_.functions()) {
+      if (incoming_.contains(key) && !ExcludedFromClosure(*function) &&
+          !pinned_kept_.contains(key)) {
+        removed_.insert(key);
+      }
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto it = removed_.begin(); it != removed_.end();) {
+        bool survives = false;
+        auto refs = incoming_.find(*it);
+        if (refs != incoming_.end()) {
+          for (const ResolvedReference* reference : refs->second) {
+            if (!RemovalSource(*reference)) {
+              survives = true;
+              break;
+            }
+          }
+        }
+        if (survives) {
+          it = removed_.erase(it);
+          changed = true;
+        } else {
+          ++it;
+        }
+      }
+    }
+    // A removed non-candidate that no removed legacy code reaches was only in a cycle of its own:
+    // pin it as kept and solve again.
+    const std::set<std::string> reached = ReachedFromLegacy();
+    bool pinned = false;
+    for (const std::string& key : removed_) {
+      if (!function_twins_.contains(key) && !reached.contains(key)) {
+        pinned_kept_.insert(key);
+        pinned = true;
+      }
+    }
+    if (!pinned) return;
+  }
+}
+
+std::set<std::string> Analysis::ReachedFromLegacy() const {
+  std::set<std::string> reached;
+  std::vector<std::string> work;
+  auto visit = [&](const ResolvedReference& reference) {
+    for (const std::string& target : reference.targets) {
+      if (removed_.contains(target) && reached.insert(target).second) work.push_back(target);
+    }
+  };
+  for (const auto& [key, pair] : function_twins_) {
+    if (removed_.contains(key) && reached.insert(key).second) work.push_back(key);
+  }
+  for (const ResolvedReference& reference : index_.references()) {
+    const std::optional<std::string> source = RemovalSource(reference);
+    if (source && !source->starts_with("f:")) visit(reference);
+  }
+  while (!work.empty()) {
+    const std::string key = work.back();
+    work.pop_back();
+    // References made by the function and by the functions nested in it (keys sort together).
+    for (auto it = outgoing_.lower_bound(key); it != outgoing_.end() && it->first.starts_with(key);
+         ++it) {
+      if (it->first != key && !it->first.starts_with(key + std::string(kLocals))) continue;
+      for (const ResolvedReference* reference : it->second) visit(*reference);
+    }
+  }
+  return reached;
+}
+
+bool Analysis::LegacyFlavoured(const FunctionUnit& function) const {
+  if (twin_keys_.contains(function.key)) return false;
+  if (function_twins_.contains(function.key)) return true;
+  for (const std::string& type : function.parameter_types) {
+    if (TypeMatches(type, config_.legacy_types)) {
+      bool takes_new = false;
+      for (const std::string& other : function.parameter_types) {
+        takes_new |= TypeMatches(other, config_.new_types);
+      }
+      if (!takes_new) return true;
+    }
+  }
+  const std::string name = Lower(function.name);
+  for (const std::string& marker : config_.legacy_markers) {
+    if (!marker.empty() && name.find(Lower(marker)) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The function a reference is made from (the outermost that is a known function), "" at top level.
+std::string Analysis::CallerKey(const ResolvedReference& reference) const {
+  return index_.Function(reference.reference->from) != nullptr ? reference.reference->from : "";
+}
+
+void Analysis::ComputeBlocked() {
+  // Least fixpoint: a helper blocked by kept legacy code is kept legacy code itself.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [key, function] : index_.functions()) {
+      if (removed_.contains(key) || blocked_by_.contains(key)) continue;
+      const bool candidate = function_twins_.contains(key);
+      if (!candidate && ExcludedFromClosure(*function)) continue;
+      auto refs = incoming_.find(key);
+      if (refs == incoming_.end()) continue;
+      bool from_removed = false;
+      std::vector<std::string> kept_callers;
+      bool kept_by_other_code = false;
+      for (const ResolvedReference* reference : refs->second) {
+        if (RemovalSource(*reference)) {
+          from_removed = true;
+          continue;
+        }
+        const std::string caller = CallerKey(*reference);
+        const FunctionUnit* caller_unit = index_.Function(caller);
+        const bool legacy = caller_unit != nullptr &&
+                            (LegacyFlavoured(*caller_unit) || blocked_by_.contains(caller));
+        if (legacy) {
+          kept_callers.push_back(caller);
+        } else {
+          kept_by_other_code = true;
+        }
+      }
+      // A legacy unit with a twin that kept code calls is blocked whoever the caller is; a helper
+      // only when removed code calls it and nothing but kept legacy code keeps it.
+      if (candidate || (from_removed && !kept_by_other_code && !kept_callers.empty())) {
+        // Named after the first kept legacy caller, else (a blocked candidate called by ordinary
+        // code) the first surviving caller, in display order.
+        std::string first_key;
+        std::string first_name;
+        for (const ResolvedReference* reference : refs->second) {
+          if (RemovalSource(*reference)) continue;
+          const std::string caller = CallerKey(*reference);
+          const bool legacy =
+              std::find(kept_callers.begin(), kept_callers.end(), caller) != kept_callers.end();
+          if (!kept_callers.empty() && !legacy) continue;
+          const std::string name = ScopeDisplay(*reference->file, reference->reference->from);
+          if (first_name.empty() || name < first_name) {
+            first_name = name;
+            first_key = caller;
+          }
+        }
+        blocked_by_[key] = {first_key, first_name};
+        changed = true;
+      }
+    }
+  }
+  for (const auto& [key, caller] : blocked_by_) {
+    const FunctionUnit* unit = index_.Function(caller.first);
+    if (unit != nullptr && !function_twins_.contains(caller.first) &&
+        !blocked_by_.contains(caller.first) && LegacyFlavoured(*unit)) {
+      blocking_.insert(caller.first);
+    }
+  }
+}
+
+// Greatest fixpoint again: verified removed units are deletable unless something that calls them
+// is not.
+void Analysis::ComputeDeletable() {
+  for (const auto& [key, pair] : function_twins_) {
+    evidence_of_[FunctionNode(key)] = evidence_(DisplayName(*pair.legacy), DisplayName(*pair.twin));
+  }
+  for (const FileModel& file : files_) {
+    for (size_t i = 0; i < file.branches.size(); ++i) {
+      const std::string scope = ScopeDisplay(file, file.branches[i].enclosing);
+      const std::string node = fmt::format("b:{}#{}", file.file, i);
+      evidence_of_[node] = evidence_(scope, scope);
+      if (!evidence_of_[node].empty()) deletable_.insert(node);
+    }
+  }
+  for (const auto& [node, pair] : registration_twins_) {
+    evidence_of_[node] = evidence_(pair.legacy->macro + "(" + pair.legacy->key + ")",
+                                   pair.twin->macro + "(" + pair.twin->key + ")");
+    if (!evidence_of_[node].empty()) deletable_.insert(node);
+  }
+  for (const std::string& key : removed_) {
+    const bool verified =
+        !function_twins_.contains(key) || !evidence_of_[FunctionNode(key)].empty();
+    if (verified) deletable_.insert(FunctionNode(key));
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const std::string& key : removed_) {
+      if (!deletable_.contains(FunctionNode(key))) continue;
+      for (const ResolvedReference* reference : incoming_[key]) {
+        const std::optional<std::string> source = RemovalSource(*reference);
+        if (source && !deletable_.contains(*source)) {
+          deletable_.erase(FunctionNode(key));
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+}
+
+std::string Analysis::DisplayName(const FunctionUnit& function) const {
+  if (!function_twins_.contains(function.key) && !twin_keys_.contains(function.key)) {
+    return function.qualname;
+  }
+  for (const auto& [key, pair] : function_twins_) {
+    if (pair.rule == "overload" && (pair.legacy == &function || pair.twin == &function)) {
+      std::string params;
+      for (const std::string& type : function.parameter_types) {
+        params += (params.empty() ? "" : ", ") + type;
+      }
+      return function.qualname + "(" + params + ")";
+    }
+  }
+  return function.qualname;
+}
+
+std::string Analysis::ScopeDisplay(const FileModel& file, const std::string& function_key) const {
+  if (const FunctionUnit* function = index_.Function(function_key)) return function->qualname;
+  return file.language == Language::kPython ? "<module " + file.module + ">"
+                                            : "<file " + file.file + ">";
+}
+
+std::vector<Caller> Analysis::CallersOf(const std::string& key) const {
+  std::vector<Caller> callers;
+  auto refs = incoming_.find(key);
+  if (refs == incoming_.end()) return callers;
+  for (const ResolvedReference* reference : refs->second) {
+    callers.push_back({ScopeDisplay(*reference->file, reference->reference->from),
+                       reference->file->file, reference->reference->line,
+                       !RemovalSource(*reference)});
+  }
+  std::sort(callers.begin(), callers.end(), [](const Caller& a, const Caller& b) {
+    return std::tie(a.file, a.line, a.qualname) < std::tie(b.file, b.line, b.qualname);
+  });
+  callers.erase(std::unique(callers.begin(), callers.end(),
+                            [](const Caller& a, const Caller& b) {
+                              return a.file == b.file && a.line == b.line &&
+                                     a.qualname == b.qualname;
+                            }),
+                callers.end());
+  return callers;
+}
+
+Language Analysis::LanguageOf(const std::string& file) const {
+  for (const FileModel& model : files_) {
+    if (model.file == file) return model.language;
+  }
+  return Language::kCpp;  // a header known only through the units a TU reported in it
+}
+
+std::string Analysis::StatusOf(bool removed, bool verified, const std::string& key) const {
+  if (!removed) return "blocked-by:" + blocked_by_.at(key).second;
+  return verified ? "verified" : "twin-untested";
+}
+
+void Analysis::AddFunctionFindings(DeadcodeReport* report) {
+  for (const auto& [key, function] : index_.functions()) {
+    const bool candidate = function_twins_.contains(key);
+    const bool removed = removed_.contains(key);
+    const bool blocked = blocked_by_.contains(key);
+    const bool keeps_legacy_alive = blocking_.contains(key);
+    if (!candidate && !removed && !blocked && !keeps_legacy_alive) continue;
+    Finding finding;
+    finding.language = LanguageOf(function->file);
+    finding.kind = candidate && function_twins_.at(key).rule == "overload"
+                       ? "overload"
+                       : (function->class_name.empty() ? "function" : "method");
+    finding.unit = RefOf(*function);
+    finding.callers = CallersOf(key);
+    const bool deletable = removed && deletable_.contains(FunctionNode(key));
+    finding.deletable = deletable;
+    if (candidate) {
+      const FunctionTwin& pair = function_twins_.at(key);
+      finding.twin = RefOf(*pair.twin);
+      finding.twin_rule = pair.rule;
+      finding.evidence = evidence_of_.at(FunctionNode(key));
+      const bool verified = !finding.evidence.empty();
+      finding.status = StatusOf(removed, verified, key);
+      if (!removed) {
+        finding.reason = "kept code still calls it";
+      } else if (!verified) {
+        finding.reason =
+            fmt::format("its twin {} has no parity or test evidence", finding.twin->qualname);
+      } else if (!deletable) {
+        finding.reason = "its twin is verified, but legacy code that calls it is not deletable yet";
+      } else {
+        finding.reason = fmt::format("its twin {} is verified and no kept code calls it",
+                                     finding.twin->qualname);
+      }
+    } else if (removed) {
+      finding.status = deletable ? "verified" : "twin-untested";
+      finding.reason = deletable ? "only removed legacy code calls it, and all of that is deletable"
+                                 : "only removed legacy code calls it, but some of that code's "
+                                   "twins have no evidence yet";
+    } else if (blocked) {
+      finding.status = StatusOf(false, false, key);
+      finding.reason = "removed legacy code calls it, and so does kept legacy code";
+    } else {
+      finding.status = "no-twin";
+      std::vector<std::string> kept_alive;
+      for (const auto& [helper, caller] : blocked_by_) {
+        if (caller.first == key) kept_alive.push_back(index_.Function(helper)->qualname);
+      }
+      finding.reason = fmt::format("legacy code with no new-IR twin; it keeps {} alive",
+                                   fmt::join(kept_alive, ", "));
+    }
+    report->findings.push_back(std::move(finding));
+  }
+}
+
+void Analysis::AddBranchFindings(DeadcodeReport* report) {
+  for (const FileModel& file : files_) {
+    for (size_t i = 0; i < file.branches.size(); ++i) {
+      const GuardedBranch& branch = file.branches[i];
+      if (branch.legacy_only_raises) continue;  // nothing runs there but the refusal
+      const std::string node = fmt::format("b:{}#{}", file.file, i);
+      Finding finding;
+      finding.language = file.language;
+      finding.kind = "branch";
+      const std::string scope = ScopeDisplay(file, branch.enclosing);
+      finding.unit = {scope, branch.file.empty() ? file.file : branch.file, branch.legacy};
+      finding.legacy_kind = branch.legacy_kind;
+      const FunctionUnit* enclosing = index_.Function(branch.enclosing);
+      if (branch.twin) {
+        finding.twin = UnitRef{scope, finding.unit.file, *branch.twin};
+      } else if (enclosing != nullptr) {
+        finding.twin = RefOf(*enclosing);  // the new-IR path is the rest of the function
+      }
+      finding.twin_rule = "guard";
+      finding.guard = GuardInfo{branch.guard_text, branch.guard_name, branch.guard_line,
+                                branch.negated, branch.shape};
+      finding.evidence = evidence_of_.at(node);
+      finding.deletable = deletable_.contains(node);
+      finding.status = finding.evidence.empty() ? "twin-untested" : "verified";
+      finding.reason = finding.deletable ? "the guarded new-IR path is verified"
+                                         : "the guarded new-IR path has no parity or test evidence";
+      report->findings.push_back(std::move(finding));
+    }
+  }
+}
+
+void Analysis::AddRegistrationFindings(DeadcodeReport* report) {
+  for (const auto& [node, pair] : registration_twins_) {
+    Finding finding;
+    finding.language = LanguageOf(pair.legacy->file);
+    finding.kind = "registration";
+    finding.unit = {pair.legacy->macro + "(" + pair.legacy->key + ")", pair.legacy->file,
+                    pair.legacy->range};
+    finding.twin =
+        UnitRef{pair.twin->macro + "(" + pair.twin->key + ")", pair.twin->file, pair.twin->range};
+    finding.twin_rule = "registration:" + pair.legacy->registry;
+    finding.evidence = evidence_of_.at(node);
+    finding.deletable = deletable_.contains(node);
+    finding.status = finding.evidence.empty() ? "twin-untested" : "verified";
+    finding.reason = finding.deletable
+                         ? "the name is registered by the new-IR macro too, which is verified"
+                         : "the new-IR registration has no parity or test evidence";
+    report->findings.push_back(std::move(finding));
+  }
+}
+
+DeadcodeReport Analysis::Run() {
+  CollectCandidates();
+  ComputeRemoved();
+  ComputeBlocked();
+  ComputeDeletable();
+  DeadcodeReport report;
+  for (const FileModel& file : files_) {
+    report.problems.insert(report.problems.end(), file.problems.begin(), file.problems.end());
+  }
+  AddFunctionFindings(&report);
+  AddBranchFindings(&report);
+  AddRegistrationFindings(&report);
+  std::sort(report.findings.begin(), report.findings.end(), [](const Finding& a, const Finding& b) {
+    return std::tie(a.unit.file, a.unit.range.start_line, a.kind, a.unit.qualname) <
+           std::tie(b.unit.file, b.unit.range.start_line, b.kind, b.unit.qualname);
+  });
+  std::map<std::string, int> ordinals;
+  for (Finding& finding : report.findings) {
+    const std::string identity =
+        fmt::format("{}|{}|{}|{}", finding.language == Language::kPython ? "python" : "cpp",
+                    finding.unit.file, finding.unit.qualname, finding.kind);
+    finding.id = StableId(fmt::format("{}|{}", identity, ordinals[identity]++));
+  }
+  std::sort(report.problems.begin(), report.problems.end(),
+            [](const FileProblem& a, const FileProblem& b) {
+              return std::tie(a.file, a.line, a.column, a.message) <
+                     std::tie(b.file, b.line, b.column, b.message);
+            });
+  return report;
+}
+
+}  // namespace
+
+DeadcodeReport Analyze(const std::vector<FileModel>& files, const DeadcodeConfig& config,
+                       const EvidenceLookup& evidence) {
+  return Analysis(files, config, evidence).Run();
+}
+
+}  // namespace irm::deadcode

@@ -1,0 +1,35 @@
+// The analysis: from the front ends' file models to one finding per legacy unit.
+//
+// 1. Legacy units with a twin (twin_matching.h) and every guarded legacy branch are the code the
+//    migration removes. A legacy function is removed only when no kept code calls it.
+// 2. Closure: a function whose every reference comes from removed code is removed too (greatest
+//    fixpoint, so cycles of legacy-only helpers go together), provided that removed legacy code
+//    reaches it; a function nobody in the tree references is an entry point and stays.
+// 3. Blocked: a legacy unit or legacy-only helper that removed code calls but kept legacy code
+//    (legacy with no twin: a blocked legacy unit, a function taking only the legacy types, a name
+//    with a legacy marker) still calls: `blocked-by:<caller>`; that caller is reported `no-twin`.
+//    Code shared with kept non-legacy code is not a finding.
+// 4. Evidence: a twin with parity or test evidence is `verified`, else `twin-untested`; a removed
+//    unit is deletable when it is verified and everything that calls it is deletable too.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tools/deadcode/code_model.h"
+#include "tools/deadcode/config.h"
+#include "tools/deadcode/finding.h"
+
+namespace irm::deadcode {
+
+// The evidence that `twin` replaces `legacy` (qualified names as in the report's unit and twin).
+using EvidenceLookup =
+    std::function<std::vector<Evidence>(const std::string& legacy, const std::string& twin)>;
+
+// Findings sorted by file, line, kind and qualified name, with stable ids; the files' problems are
+// carried into the report.
+DeadcodeReport Analyze(const std::vector<FileModel>& files, const DeadcodeConfig& config,
+                       const EvidenceLookup& evidence);
+
+}  // namespace irm::deadcode

@@ -1,0 +1,61 @@
+// The whole input as one index: every file model merged, functions and classes by key, and the
+// resolution of each reference to the functions it may reach. C++ references arrive resolved (a
+// USR); Python ones are dotted text resolved here by name, with module and class awareness —
+// conservatively: when the receiver of `x.f` is unknown, every method named `f` may be meant, so
+// that nothing is called dead that an unresolved call might still reach.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tools/deadcode/code_model.h"
+
+namespace irm::deadcode {
+
+// A reference with the functions it resolves to (keys, sorted, possibly none).
+struct ResolvedReference {
+  const FileModel* file = nullptr;
+  const Reference* reference = nullptr;
+  std::vector<std::string> targets;
+};
+
+class CodeIndex {
+ public:
+  explicit CodeIndex(const std::vector<FileModel>& files);
+
+  const std::vector<FileModel>& files() const { return files_; }
+  // The function with this key, or nullptr.
+  const FunctionUnit* Function(const std::string& key) const;
+  // Every function, in key order (one entry per key: duplicates across TUs merged).
+  const std::map<std::string, const FunctionUnit*>& functions() const { return functions_; }
+  // Functions by (scope, name): the candidates of a twin rule.
+  const FunctionUnit* InScope(const std::string& scope, const std::string& name) const;
+  // Every reference of every file, resolved; in file order then as the front end listed them.
+  const std::vector<ResolvedReference>& references() const { return references_; }
+  // The innermost function of `file` whose range holds the position, or nullptr.
+  const FunctionUnit* Enclosing(const std::string& file, int line, int column) const;
+
+ private:
+  std::vector<std::string> Resolve(const FileModel& file, const Reference& reference) const;
+  std::vector<std::string> ResolvePython(const FileModel& file, const Reference& reference) const;
+  // Functions named `qualname`, or the constructor of a class named so (__init__).
+  void AddQualname(const std::string& qualname, std::set<std::string>* out) const;
+  // `name` defined as a method of `class_key`, its ancestors or descendants (dispatch).
+  void AddMethodInHierarchy(const std::string& class_key, const std::string& name,
+                            std::set<std::string>* out) const;
+  std::string ResolveClass(const FileModel& file, const std::string& base) const;
+
+  const std::vector<FileModel>& files_;
+  std::map<std::string, const FunctionUnit*> functions_;
+  std::map<std::pair<std::string, std::string>, const FunctionUnit*> by_scope_;
+  std::map<std::string, std::vector<std::string>> methods_by_name_;  // Python: name → keys
+  std::map<std::string, const ClassUnit*> classes_;                  // key → class
+  std::map<std::string, std::vector<std::string>> bases_;            // class → resolved bases
+  std::map<std::string, std::vector<std::string>> derived_;          // class → direct subclasses
+  std::map<std::string, std::vector<const FunctionUnit*>> by_file_;
+  std::vector<ResolvedReference> references_;
+};
+
+}  // namespace irm::deadcode
