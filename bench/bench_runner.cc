@@ -20,6 +20,13 @@ class CollectingReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
       if (run.error_occurred) continue;
+      std::string key = run.run_name.function_name;
+      if (!run.run_name.args.empty()) key += "/" + run.run_name.args;
+      if (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median") {
+        median_seconds[key] =
+            run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+        continue;
+      }
       const bool mean = run.run_type == Run::RT_Aggregate && run.aggregate_name == "mean";
       std::string name = run.run_name.function_name;
       if (!run.run_name.args.empty()) name += "/" + run.run_name.args;
@@ -31,6 +38,7 @@ class CollectingReporter : public benchmark::ConsoleReporter {
   }
 
   std::map<std::string, double> seconds;
+  std::map<std::string, double> median_seconds;
 
  private:
   std::set<std::string> has_mean_;
@@ -53,6 +61,7 @@ BenchmarkRun RunBenchmarks(int argc, char** argv) {
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   result.seconds = std::move(reporter.seconds);
+  result.median_seconds = std::move(reporter.median_seconds);
   return result;
 }
 

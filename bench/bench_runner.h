@@ -14,9 +14,17 @@ struct BenchmarkRun {
   // benchmark has no arguments): the mean over repetitions when run with
   // --benchmark_repetitions, else the single run.
   std::map<std::string, double> seconds;
+  // The median over repetitions, for benchmarks run with --benchmark_repetitions (robust to the
+  // scheduling outliers of a shared machine); absent otherwise.
+  std::map<std::string, double> median_seconds;
   bool check_targets = false;  // --irm_check_targets was given
 
   bool Has(const std::string& name) const { return seconds.contains(name); }
+  // The median when there is one, else `seconds`.
+  double Robust(const std::string& name) const {
+    auto it = median_seconds.find(name);
+    return it != median_seconds.end() ? it->second : seconds.at(name);
+  }
 };
 
 BenchmarkRun RunBenchmarks(int argc, char** argv);

@@ -6,9 +6,11 @@
 //                         checks, the element-wise reduce function of the reference reduction)
 // Each iteration runs every rank's calls at once (CallsFor(bytes) back-to-back calls per rank, so
 // that starting the rank threads is spread over several calls); the time column is per iteration,
-// the summary per call. After the
-// runs it prints, per size, the bare call's time over the communicator's (target >= 0.9), and
-// exits 1 on a miss when run with --irm_check_targets.
+// the summary per call. After the runs it prints, per size, the bare call's time over the
+// communicator's (target >= 0.9) — medians when run with repetitions, since on a shared machine a
+// few descheduled repetitions move a mean by more than the overhead measured — and exits 1 on a
+// miss when run with --irm_check_targets. Run the two with --benchmark_enable_random_interleaving
+// so that neither always runs first on a warmer or quieter machine.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <gloo/allreduce.h>
@@ -139,13 +141,13 @@ int main(int argc, char** argv) {
       const std::string ours = "BM_GlooAllReduce/" + args;
       if (!run.Has(bare) || !run.Has(ours)) continue;
       const double calls = CallsFor(bytes);
-      const double ratio = run.seconds[bare] / run.seconds[ours];
+      const double ratio = run.Robust(bare) / run.Robust(ours);
       const bool pass = ratio >= kTarget;
       ok &= pass;
       fmt::print(
           "  {} ranks, {:>8} bytes: bare {:9.1f} us, communicator {:9.1f} us, ratio {:.3f} "
           "{}\n",
-          ranks, bytes, run.seconds[bare] / calls * 1e6, run.seconds[ours] / calls * 1e6, ratio,
+          ranks, bytes, run.Robust(bare) / calls * 1e6, run.Robust(ours) / calls * 1e6, ratio,
           pass ? "PASS" : "MISS");
     }
   }
