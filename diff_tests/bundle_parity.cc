@@ -19,6 +19,7 @@
 #include "newir/printer.h"
 #include "oldir/bundle.h"
 #include "oldir/program_io.h"
+#include "reference_runtime/chrome_trace.h"
 #include "reference_runtime/comm/comm_trace.h"
 #include "reference_runtime/multi_rank_run.h"
 #include "reference_runtime/op_trace.h"
@@ -64,13 +65,24 @@ using KeepForRank = std::function<rt::KeepPredicate(int rank)>;
 
 // Runs every rank of the bundle in `dir`, each with its own recorder whose context follows the
 // jobs the rank runs (the startup program first, as step 0).
+// `chrome`, when given, draws the run too.
 StatusOr<SideRun> RunSide(const std::string& dir, int world_size,
                           const BundleParityOptions& options, int steps, uint64_t seed,
-                          const KeepForRank& keep, const std::string& side) {
+                          const KeepForRank& keep, const std::string& side,
+                          rt::ChromeTraceRecorder* chrome = nullptr) {
   std::vector<std::unique_ptr<rt::OpTraceRecorder>> recorders;
+  std::vector<std::unique_ptr<rt::OpObserver>> observers;  // both recorders', with `chrome`
   for (int rank = 0; rank < world_size; ++rank) {
     recorders.push_back(std::make_unique<rt::OpTraceRecorder>(keep(rank)));
     recorders.back()->SetContext(rank, 0, 0, "startup");
+    if (chrome != nullptr) {
+      observers.push_back(std::make_unique<rt::OpObserver>(
+          [trace = recorders.back()->observer(),
+           draw = chrome->observer(rank)](const rt::OpEvent& event) {
+            (*trace)(event);
+            (*draw)(event);
+          }));
+    }
   }
   rt::MultiRankConfig config;
   config.rank_config.steps = steps;
@@ -81,10 +93,14 @@ StatusOr<SideRun> RunSide(const std::string& dir, int world_size,
   config.rank_config.options.gemm = options.gemm;
   config.world.trace = true;
   config.world.timeout = options.timeout;
-  config.observer = [&](int rank) { return recorders[static_cast<size_t>(rank)]->observer(); };
+  config.observer = [&](int rank) -> const rt::OpObserver* {
+    const size_t r = static_cast<size_t>(rank);
+    return chrome != nullptr ? observers[r].get() : recorders[r]->observer();
+  };
   config.on_job = [&](int rank, const rt::JobContext& job) {
     recorders[static_cast<size_t>(rank)]->SetContext(rank, job.step, job.micro_batch,
                                                      std::string(job.job_type));
+    if (chrome != nullptr) chrome->OnJob(rank, job);
   };
   std::mutex progress_mu;
   if (options.progress) {
@@ -181,12 +197,35 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
       options.keep.empty() ? rt::KeepNone() : rt::KeepMatching(options.keep);
   const rt::KeepPredicate keep = options.tier == Tier::kExact ? user_keep : rt::KeepAll();
   const KeepForRank same_keep = [&](int) { return keep; };
+  std::optional<rt::ChromeTraceRecorder> old_chrome;
+  std::optional<rt::ChromeTraceRecorder> new_chrome;
+  if (options.chrome_trace) {
+    old_chrome.emplace(world_size, "legacy", 0);
+    new_chrome.emplace(world_size, "new IR", world_size);
+  }
   IRM_ASSIGN_OR_RETURN(SideRun old_run,
-                       RunSide(legacy_dir, world_size, options, steps, seed, same_keep, "legacy"));
+                       RunSide(legacy_dir, world_size, options, steps, seed, same_keep, "legacy",
+                               old_chrome ? &*old_chrome : nullptr));
   IRM_ASSIGN_OR_RETURN(SideRun new_run,
-                       RunSide(pir_dir, world_size, options, steps, seed, same_keep, "new-IR"));
+                       RunSide(pir_dir, world_size, options, steps, seed, same_keep, "new-IR",
+                               new_chrome ? &*new_chrome : nullptr));
 
   ParityResult result;
+  if (options.chrome_trace) {
+    std::vector<const rt::CommTrace*> old_comm;
+    std::vector<const rt::CommTrace*> new_comm;
+    for (int rank = 0; rank < world_size; ++rank) {
+      old_comm.push_back(old_run.result.world->trace(rank));
+      new_comm.push_back(new_run.result.world->trace(rank));
+    }
+    std::vector<std::pair<int, std::vector<int>>> rings;
+    for (const oldir::ProcessGroup& group : legacy.process_groups) {
+      rings.emplace_back(group.ring_id, group.ranks);
+    }
+    IRM_ASSIGN_OR_RETURN(result.chrome_trace,
+                         rt::MergeChromeTraces({old_chrome->Render(old_comm, rings),
+                                                new_chrome->Render(new_comm, rings)}));
+  }
   ParityReport& report = result.report;
   report.legacy_program = legacy_dir;
   report.new_program = new_label;

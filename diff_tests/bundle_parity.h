@@ -35,6 +35,9 @@ struct BundleParityOptions {
   bool isolate = true;
   // The thread world's backstop for a rank stuck outside the world (hangs are found at once).
   std::chrono::milliseconds timeout{60000};
+  // Draw both runs into a Chrome trace (ParityResult::chrome_trace): a process per rank and side,
+  // job and op spans, communication as flows.
+  bool chrome_trace = false;
   BundleParityProgress progress;
 };
 

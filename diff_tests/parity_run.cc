@@ -12,6 +12,7 @@
 #include "diff_tests/parity_compare.h"
 #include "newir/printer.h"
 #include "newir/verifier.h"
+#include "reference_runtime/chrome_trace.h"
 #include "reference_runtime/legacy_executor.h"
 #include "reference_runtime/op_trace.h"
 #include "reference_runtime/pir_executor.h"
@@ -44,10 +45,17 @@ struct RunRecord {
 class TracedExecutor : public rt::Executor {
  public:
   TracedExecutor(std::unique_ptr<rt::Executor> inner, rt::OpTraceRecorder& recorder, int first_step,
-                 std::string job)
-      : inner_(std::move(inner)), recorder_(recorder), step_(first_step), job_(std::move(job)) {}
+                 std::string job, rt::ChromeTraceRecorder* chrome)
+      : inner_(std::move(inner)),
+        recorder_(recorder),
+        step_(first_step),
+        job_(std::move(job)),
+        chrome_(chrome) {}
 
   StatusOr<std::vector<rt::Fetch>> Run(rt::Scope& persistent, const rt::FeedMap& feeds) override {
+    if (chrome_ != nullptr) {
+      chrome_->OnJob(0, {.step = step_, .job_type = job_.empty() ? "main" : job_});
+    }
     recorder_.SetContext(0, step_++, 0, job_);
     RunRecord run{feeds, Take(persistent), {}};
     StatusOr<std::vector<rt::Fetch>> fetched = inner_->Run(persistent, feeds);
@@ -64,6 +72,7 @@ class TracedExecutor : public rt::Executor {
   rt::OpTraceRecorder& recorder_;
   int step_;
   std::string job_;
+  rt::ChromeTraceRecorder* chrome_;
   std::vector<RunRecord> runs_;
 };
 
@@ -76,18 +85,28 @@ struct SideRun {
 
 using ExecutorFactory = std::function<std::unique_ptr<rt::Executor>(const rt::ExecutorOptions&)>;
 
+// `chrome`, when given, draws the run too.
 StatusOr<SideRun> RunSide(const ExecutorFactory& main, const ExecutorFactory& startup,
                           const ParityOptions& options, const rt::KeepPredicate& keep,
-                          const std::string& side, const std::string& file) {
+                          const std::string& side, const std::string& file,
+                          rt::ChromeTraceRecorder* chrome = nullptr) {
   rt::OpTraceRecorder recorder(keep);
   rt::ExecutorOptions eo;
   eo.gemm = options.gemm;
   eo.seed = options.seed;
   eo.observer = recorder.observer();
+  rt::OpObserver both;
+  if (chrome != nullptr) {
+    both = [&recorder, chrome](const rt::OpEvent& event) {
+      (*recorder.observer())(event);
+      (*chrome->observer(0))(event);
+    };
+    eo.observer = &both;
+  }
   eo.file = file;
-  TracedExecutor main_executor(main(eo), recorder, 1, "");
+  TracedExecutor main_executor(main(eo), recorder, 1, "", chrome);
   std::optional<TracedExecutor> startup_executor;
-  if (startup) startup_executor.emplace(startup(eo), recorder, 0, "startup");
+  if (startup) startup_executor.emplace(startup(eo), recorder, 0, "startup", chrome);
   rt::TrainingConfig config;
   config.steps = options.steps;
   config.feeds = options.feeds;
@@ -170,12 +189,22 @@ StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOpt
   const rt::KeepPredicate user_keep =
       options.keep.empty() ? rt::KeepNone() : rt::KeepMatching(options.keep);
   const rt::KeepPredicate keep = options.tier == Tier::kExact ? user_keep : rt::KeepAll();
-  IRM_ASSIGN_OR_RETURN(SideRun old_run,
-                       RunSide(old_main, old_startup, options, keep, "legacy", legacy_file));
-  IRM_ASSIGN_OR_RETURN(SideRun new_run,
-                       RunSide(pir_main, pir_startup, options, keep, "new-IR", new_file));
+  std::optional<rt::ChromeTraceRecorder> old_chrome;
+  std::optional<rt::ChromeTraceRecorder> new_chrome;
+  if (options.chrome_trace) {
+    old_chrome.emplace(1, "legacy", 0);
+    new_chrome.emplace(1, "new IR", 1);
+  }
+  IRM_ASSIGN_OR_RETURN(SideRun old_run, RunSide(old_main, old_startup, options, keep, "legacy",
+                                                legacy_file, old_chrome ? &*old_chrome : nullptr));
+  IRM_ASSIGN_OR_RETURN(SideRun new_run, RunSide(pir_main, pir_startup, options, keep, "new-IR",
+                                                new_file, new_chrome ? &*new_chrome : nullptr));
 
   ParityResult result;
+  if (options.chrome_trace) {
+    IRM_ASSIGN_OR_RETURN(result.chrome_trace, rt::MergeChromeTraces({old_chrome->Render({}, {}),
+                                                                     new_chrome->Render({}, {})}));
+  }
   ParityReport& report = result.report;
   report.legacy_program = legacy_file;
   report.new_program = new_file;

@@ -43,6 +43,9 @@ struct ParityOptions {
   // Outputs kept in full on both sides (glob patterns), besides what the tier needs.
   std::vector<std::string> keep;
   bool isolate = true;
+  // Draw both runs into a Chrome trace (ParityResult::chrome_trace): a process per side, job and
+  // op spans.
+  bool chrome_trace = false;
   ParityProgress progress;
 };
 
@@ -51,6 +54,8 @@ struct ParityResult {
   // The traces (of the re-runs when the first divergence needed its tensors re-created).
   Trace old_trace;
   Trace new_trace;
+  // The Chrome trace of the first runs of both sides, when asked for; else empty.
+  std::string chrome_trace;
 };
 
 // Errors: kUnimplemented for the noise-floor tier (it needs a float64 shadow run); those of

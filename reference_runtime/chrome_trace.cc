@@ -24,8 +24,8 @@ bool IsCollective(CommKind kind) { return kind != CommKind::kSend && kind != Com
 
 }  // namespace
 
-ChromeTraceRecorder::ChromeTraceRecorder(int world_size)
-    : start_(std::chrono::steady_clock::now()) {
+ChromeTraceRecorder::ChromeTraceRecorder(int world_size, std::string label, int pid_base)
+    : start_(std::chrono::steady_clock::now()), label_(std::move(label)), pid_base_(pid_base) {
   for (int r = 0; r < world_size; ++r) {
     ranks_.push_back(std::make_unique<RankState>());
     observers_.push_back(
@@ -82,7 +82,7 @@ std::string ChromeTraceRecorder::Render(
         span.end_us < 0 ? ranks_[static_cast<size_t>(rank)]->last_end_us : span.end_us;
     events.push_back({{"name", span.name},
                       {"ph", "X"},
-                      {"pid", rank},
+                      {"pid", pid_base_ + rank},
                       {"tid", track},
                       {"ts", span.begin_us},
                       {"dur", std::max(0.0, end - span.begin_us)},
@@ -90,22 +90,23 @@ std::string ChromeTraceRecorder::Render(
   };
   for (size_t r = 0; r < ranks_.size(); ++r) {
     const int rank = static_cast<int>(r);
-    events.push_back({{"name", "process_name"},
-                      {"ph", "M"},
-                      {"pid", rank},
-                      {"args", {{"name", fmt::format("rank {}", rank)}}}});
+    const int pid = pid_base_ + rank;
+    const std::string name =
+        label_.empty() ? fmt::format("rank {}", rank) : fmt::format("{} rank {}", label_, rank);
+    events.push_back(
+        {{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
     events.push_back({{"name", "process_sort_index"},
                       {"ph", "M"},
-                      {"pid", rank},
-                      {"args", {{"sort_index", rank}}}});
+                      {"pid", pid},
+                      {"args", {{"sort_index", pid}}}});
     events.push_back({{"name", "thread_name"},
                       {"ph", "M"},
-                      {"pid", rank},
+                      {"pid", pid},
                       {"tid", kJobTrack},
                       {"args", {{"name", "jobs"}}}});
     events.push_back({{"name", "thread_name"},
                       {"ph", "M"},
-                      {"pid", rank},
+                      {"pid", pid},
                       {"tid", kOpTrack},
                       {"args", {{"name", "ops"}}}});
     for (const Span& job : ranks_[r]->jobs) {
@@ -152,14 +153,15 @@ std::string ChromeTraceRecorder::Render(
       }
     }
   }
-  int64_t next_id = 1;
+  // Flow ids distinct across the recorders a merged trace holds.
+  int64_t next_id = int64_t{pid_base_} * 1000000 + 1;
   auto flow = [&](const char* name, int from_rank, const Span& from, int to_rank, const Span& to) {
     const int64_t id = next_id++;
     events.push_back({{"name", name},
                       {"cat", "comm"},
                       {"ph", "s"},
                       {"id", id},
-                      {"pid", from_rank},
+                      {"pid", pid_base_ + from_rank},
                       {"tid", kOpTrack},
                       {"ts", from.begin_us}});
     events.push_back({{"name", name},
@@ -167,7 +169,7 @@ std::string ChromeTraceRecorder::Render(
                       {"ph", "f"},
                       {"bp", "e"},
                       {"id", id},
-                      {"pid", to_rank},
+                      {"pid", pid_base_ + to_rank},
                       {"tid", kOpTrack},
                       {"ts", to.begin_us}});
   };
@@ -188,6 +190,20 @@ std::string ChromeTraceRecorder::Render(
         flow("collective", members[i], *a->second[k], members[i + 1], *b->second[k]);
       }
     }
+  }
+  return nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";
+}
+
+StatusOr<std::string> MergeChromeTraces(const std::vector<std::string>& traces) {
+  nlohmann::json events = nlohmann::json::array();
+  for (size_t i = 0; i < traces.size(); ++i) {
+    nlohmann::json trace = nlohmann::json::parse(traces[i], nullptr, /*allow_exceptions=*/false);
+    if (trace.is_discarded() || !trace.is_object() || !trace.contains("traceEvents") ||
+        !trace["traceEvents"].is_array()) {
+      return Status(StatusCode::kParseError, Location{},
+                    fmt::format("trace {} is not a Chrome trace with traceEvents", i));
+    }
+    for (nlohmann::json& event : trace["traceEvents"]) events.push_back(std::move(event));
   }
   return nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";
 }

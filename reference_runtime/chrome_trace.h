@@ -4,7 +4,8 @@
 // receiving op, and collectives as flows from each rank's call to the next rank's in the group.
 // The recorder hears the jobs through MultiRankConfig::on_job and the ops through an observer per
 // rank (each called only on its rank's thread), and draws the arrows afterwards from the ranks'
-// communication traces, matching calls to op spans by their call sites.
+// communication traces, matching calls to op spans by their call sites. A parity run draws both
+// sides into one trace: a recorder per side, each with its label and its own process ids, merged.
 #pragma once
 
 #include <chrono>
@@ -21,7 +22,8 @@ namespace irm::rt {
 
 class ChromeTraceRecorder {
  public:
-  explicit ChromeTraceRecorder(int world_size);
+  // Ranks are drawn as processes `pid_base + rank` named "rank r", or "<label> rank r".
+  explicit ChromeTraceRecorder(int world_size, std::string label = "", int pid_base = 0);
 
   // Before each job of `rank` (closes the rank's previous job span).
   void OnJob(int rank, const JobContext& job);
@@ -56,8 +58,14 @@ class ChromeTraceRecorder {
   void Record(int rank, const OpEvent& event);
 
   std::chrono::steady_clock::time_point start_;
+  std::string label_;
+  int pid_base_ = 0;
   std::vector<std::unique_ptr<RankState>> ranks_;
   std::vector<std::unique_ptr<OpObserver>> observers_;
 };
+
+// One trace holding the events of several rendered ones (each from Render): the sides of a parity
+// run, with their distinct process ids. kParseError when one is not a rendered trace.
+StatusOr<std::string> MergeChromeTraces(const std::vector<std::string>& traces);
 
 }  // namespace irm::rt

@@ -118,6 +118,10 @@ int Emit(const ParityCommand& command, const diff::ParityResult& result, std::os
     const Status written = WriteFileAtomically(command.junit, diff::RenderJunit(report));
     if (!written.ok()) return FailInput(written, err);
   }
+  if (!command.trace.empty()) {
+    const Status written = WriteFileAtomically(command.trace, result.chrome_trace);
+    if (!written.ok()) return FailInput(written, err);
+  }
   if (!command.dump_dir.empty()) {
     StatusOr<int> a = DumpTrace(result.old_trace, "legacy", command.dump_dir);
     if (!a.ok()) return FailInput(a.status(), err);
@@ -175,6 +179,7 @@ int RunBundleParity(const ParityCommand& command, std::ostream& out, std::ostrea
   options.tier = command.tier;
   options.gemm = command.gemm;
   options.keep = command.dump_names;
+  options.chrome_trace = !command.trace.empty();
   if (ProgressOnTerminal(err)) {
     options.progress = [&err](const std::string& side, int rank, int step, int steps) {
       err << fmt::format("{} run: rank {} step {}/{}\n", side, rank, step, steps);
@@ -249,6 +254,7 @@ int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err
   options.tier = command.tier;
   options.gemm = command.gemm;
   options.keep = command.dump_names;
+  options.chrome_trace = !command.trace.empty();
   if (ProgressOnTerminal(err)) {
     options.progress = [&err](const std::string& side, int step, int steps) {
       err << fmt::format("\r{} run: step {}/{}", side, step, steps) << (step == steps ? "\n" : "");

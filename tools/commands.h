@@ -135,6 +135,7 @@ struct ParityCommand {
   diff::Tier tier = diff::Tier::kExact;
   std::string report;                   // JSON report file
   std::string junit;                    // JUnit XML file
+  std::string trace;                    // Chrome trace of both runs (Perfetto)
   std::string dump_dir;                 // .npy of every kept tensor (the first divergence's, ...)
   std::vector<std::string> dump_names;  // glob patterns of further tensors to keep and dump
   rt::GemmMode gemm = rt::GemmMode::kBlas;

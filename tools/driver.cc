@@ -306,6 +306,9 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
                  "Tolerance tier (default exact: bitwise)");
   parity_app->add_option("--report", parity.report, "Write the JSON report to this file");
   parity_app->add_option("--junit", parity.junit, "Write a JUnit XML report to this file");
+  parity_app->add_option("--trace", parity.trace,
+                         "Write a Chrome trace of both runs (a process per side and rank; opens "
+                         "in Perfetto)");
   parity_app->add_option("--dump", parity.dump_dir,
                          "Write the kept tensors (the first divergence's, --dump-name's) as .npy");
   parity_app->add_option("--dump-name", parity.dump_names,
