@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
 #include "tools/deadcode/report_testing.h"
@@ -200,6 +201,38 @@ TEST(DeadcodeEvidenceTest, ErrorsNameTheFileAndTheJsonPointer) {
   StatusOr<EvidenceManifest> missing = LoadEvidence(dir + "/none.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().message(), "cannot open: No such file or directory");
+}
+
+// Bad input never crashes: every value of the sample manifest, in turn, replaced by a value of
+// each JSON type; the parity reports it names are copied beside it.
+TEST(DeadcodeEvidenceTest, NoManifestMakesTheLoaderThrow) {
+  const std::string dir = TempDir("mutations");
+  std::filesystem::copy(ReportTestdata("parity"), dir + "/parity");
+  StatusOr<std::string> text = ReadFile(ReportTestdata("sample.evidence.json"));
+  ASSERT_TRUE(text.ok());
+  const nlohmann::ordered_json sample = nlohmann::ordered_json::parse(*text);
+  const nlohmann::ordered_json leaves = sample.flatten();
+  const std::vector<nlohmann::ordered_json> replacements = {nullptr,
+                                                            true,
+                                                            -1,
+                                                            2.5,
+                                                            "",
+                                                            "a.b",
+                                                            nlohmann::ordered_json::array(),
+                                                            nlohmann::ordered_json::object()};
+  int refused = 0;
+  for (const auto& [pointer, value] : leaves.items()) {
+    for (const auto& replacement : replacements) {
+      nlohmann::ordered_json doc = sample;
+      doc[nlohmann::ordered_json::json_pointer(pointer)] = replacement;
+      const std::string path = Write(dir, "m.json", doc.dump());
+      EXPECT_NO_THROW({
+        StatusOr<EvidenceManifest> manifest = LoadEvidence(path);
+        refused += manifest.ok() ? 0 : 1;
+      }) << pointer;
+    }
+  }
+  EXPECT_GT(refused, 0);
 }
 
 }  // namespace

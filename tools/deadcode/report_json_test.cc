@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "common/file_io.h"
+#include "tools/deadcode/report_markdown.h"
+#include "tools/deadcode/report_sarif.h"
 #include "tools/deadcode/report_testing.h"
 
 namespace irm::deadcode {
@@ -165,6 +167,34 @@ TEST(DeadcodeReportJsonTest, ErrorsNameTheFileAndTheJsonPointer) {
   StatusOr<DeadcodeReport> not_object = ReportFromJson(Json::array(), "r.json");
   ASSERT_FALSE(not_object.ok());
   EXPECT_EQ(not_object.status().ToString(), "r.json: error: report /: expected an object");
+}
+
+// Bad input never crashes: every value of the sample document, in turn, replaced by a value of
+// each JSON type. The reader must refuse or accept without throwing, and the renderers, which take
+// any document, must render it.
+TEST(DeadcodeReportJsonTest, NoDocumentMakesTheReaderOrTheRenderersThrow) {
+  const Json sample = ReportToJson(SampleReport());
+  const std::vector<Json> replacements = {nullptr,       true,          -1, 4294967296LL, 2.5, "",
+                                          Json::array(), Json::object()};
+  int refused = 0;
+  int checked = 0;
+  const Json leaves = sample.flatten();
+  for (const auto& [pointer, value] : leaves.items()) {
+    for (const Json& replacement : replacements) {
+      Json doc = sample;
+      doc[Json::json_pointer(pointer)] = replacement;
+      ++checked;
+      EXPECT_NO_THROW({
+        StatusOr<DeadcodeReport> read = ReportFromJson(doc, "r.json");
+        refused += read.ok() ? 0 : 1;
+        RenderMarkdown(doc);
+        DumpCanonical(RenderSarif(doc));
+      }) << pointer;
+    }
+  }
+  // Most replacements break the document; the reader noticed (a few, such as a string for a
+  // string, are fine).
+  EXPECT_GT(refused, checked * 3 / 4);
 }
 
 }  // namespace
