@@ -119,49 +119,48 @@ TEST_F(DeadcodeSchemaTest, TheEvidenceManifestMatchesItsSchema) {
   }
 }
 
+// Whether the validator's output has a violation at `pointer` of `document` (the wording after it
+// is jsonschema's own and changes between its versions).
+bool Flags(const Validation& v, const std::string& document, const std::string& pointer) {
+  return v.output.find(document + ": " + pointer + ": ") != std::string::npos;
+}
+
 // Each schema rejects a broken document, naming where it is broken.
 TEST_F(DeadcodeSchemaTest, BrokenDocumentsFail) {
   Json report = ReportToJson(SampleReport());
   report["findings"][0]["status"] = "blocked";
-  report["findings"][1]["evidence"] = Json::array();
+  report["findings"][1]["evidence"] = Json::array();  // verified without evidence
   report["findings"][3]["twin"] = "none";
-  const Validation r =
-      Validate(SourcePath("docs/deadcode-report.schema.json"), Write("bad.json", report.dump()));
+  const std::string bad = Write("bad.json", report.dump());
+  const Validation r = Validate(SourcePath("docs/deadcode-report.schema.json"), bad);
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  const std::string bad = (dir_ / "bad.json").string();
-  EXPECT_NE(r.output.find(bad + ": /findings/0/status: 'blocked' does not match"),
-            std::string::npos)
-      << r.output;
-  EXPECT_NE(r.output.find(bad + ": /findings/1/evidence: [] is too short"), std::string::npos)
-      << r.output;
-  EXPECT_NE(r.output.find(bad + ": /findings/3/twin: "), std::string::npos) << r.output;
+  EXPECT_TRUE(Flags(r, bad, "/findings/0/status")) << r.output;
+  EXPECT_TRUE(Flags(r, bad, "/findings/1/evidence")) << r.output;
+  EXPECT_TRUE(Flags(r, bad, "/findings/3/twin")) << r.output;
+  EXPECT_FALSE(Flags(r, bad, "/findings/2")) << r.output;
 
   const std::string schema = SarifSchema();
   if (!schema.empty()) {
     Json sarif = RenderSarif(ReportToJson(SampleReport()));
     sarif["runs"][0]["results"][0].erase("message");
     sarif["runs"][0]["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0;
-    const Validation s = Validate(schema, Write("bad.sarif", sarif.dump()));
+    const std::string bad_sarif = Write("bad.sarif", sarif.dump());
+    const Validation s = Validate(schema, bad_sarif);
     EXPECT_EQ(s.exit_code, 1) << s.output;
-    EXPECT_NE(s.output.find("/runs/0/results/0: 'message' is a required property"),
-              std::string::npos)
-        << s.output;
-    EXPECT_NE(s.output.find("/runs/0/results/1/locations/0/physicalLocation/region/startLine: 0 "
-                            "is less than the minimum of 1"),
-              std::string::npos)
+    EXPECT_TRUE(Flags(s, bad_sarif, "/runs/0/results/0")) << s.output;
+    EXPECT_TRUE(
+        Flags(s, bad_sarif, "/runs/0/results/1/locations/0/physicalLocation/region/startLine"))
         << s.output;
   }
 
-  const Validation e =
-      Validate(SourcePath("docs/deadcode-evidence.schema.json"),
-               Write("bad_evidence.json", R"({"schema": "ir-deadcode-evidence/1", "entries": [
+  const std::string bad_evidence =
+      Write("bad_evidence.json", R"({"schema": "ir-deadcode-evidence/1", "entries": [
           {"twin": "a.b", "evidence": [{"kind": "manual", "ref": "r"}]},
-          {"twin": "a.c", "evidence": []}]})"));
+          {"twin": "a.c", "evidence": []}]})");
+  const Validation e = Validate(SourcePath("docs/deadcode-evidence.schema.json"), bad_evidence);
   EXPECT_EQ(e.exit_code, 1) << e.output;
-  EXPECT_NE(e.output.find("/entries/0/evidence/0: 'detail' is a required property"),
-            std::string::npos)
-      << e.output;
-  EXPECT_NE(e.output.find("/entries/1/evidence: [] is too short"), std::string::npos) << e.output;
+  EXPECT_TRUE(Flags(e, bad_evidence, "/entries/0/evidence/0")) << e.output;
+  EXPECT_TRUE(Flags(e, bad_evidence, "/entries/1/evidence")) << e.output;
 }
 
 TEST_F(DeadcodeSchemaTest, TheValidatorSaysWhatIsWrongWithItsInput) {
