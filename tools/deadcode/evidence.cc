@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string_view>
 #include <tuple>
 
 #include "common/file_io.h"

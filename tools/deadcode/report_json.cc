@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
+#include <map>
 #include <tuple>
 
 namespace irm::deadcode {

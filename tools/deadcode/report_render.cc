@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 namespace irm::deadcode::render {
 
 const Json& Member(const Json& object, const char* key) {

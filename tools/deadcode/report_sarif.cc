@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <string>
 
 #include "tools/deadcode/report_json.h"
 #include "tools/deadcode/report_render.h"
