@@ -354,6 +354,28 @@ void Analysis::ComputeDeletable() {
       }
     }
   }
+  // A deletable helper with no twin of its own is verified by the evidence of the removed code
+  // that calls it (a fixpoint: helpers call helpers).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const std::string& key : removed_) {
+      if (function_twins_.contains(key) || !deletable_.contains(FunctionNode(key))) continue;
+      std::vector<Evidence>& evidence = evidence_of_[FunctionNode(key)];
+      for (const ResolvedReference* reference : incoming_[key]) {
+        const std::optional<std::string> source = RemovalSource(*reference);
+        if (!source) continue;
+        for (const Evidence& item : evidence_of_[*source]) {
+          const bool known = std::any_of(evidence.begin(), evidence.end(), [&](const Evidence& e) {
+            return e.kind == item.kind && e.ref == item.ref && e.detail == item.detail;
+          });
+          if (!known) {
+            evidence.push_back(item);
+            changed = true;
+          }
+        }
+      }
+    }
+  }
 }
 
 std::string Analysis::DisplayName(const FunctionUnit& function) const {
@@ -446,6 +468,7 @@ void Analysis::AddFunctionFindings(DeadcodeReport* report) {
                                      finding.twin->qualname);
       }
     } else if (removed) {
+      if (deletable) finding.evidence = evidence_of_.at(FunctionNode(key));
       finding.status = deletable ? "verified" : "twin-untested";
       finding.reason = deletable ? "only removed legacy code calls it, and all of that is deletable"
                                  : "only removed legacy code calls it, but some of that code's "

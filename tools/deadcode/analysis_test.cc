@@ -142,6 +142,12 @@ TEST(DeadcodeAnalysisTest, AVerifiedTwinMakesTheLegacyFunctionItsBranchAndItsHel
   ASSERT_TRUE(branch.guard.has_value());
   EXPECT_EQ(branch.guard->name, "in_pir_mode");
   EXPECT_EQ(branch.twin->range.start_line, 3);
+  // A helper is verified by the evidence of the legacy code that calls it: _leaf by _helper's,
+  // _helper by m.parse's (the branch's evidence covers the branch, which calls m.parse).
+  const Finding& leaf = FindingFor(report, "function", "m._leaf");
+  ASSERT_EQ(leaf.evidence.size(), 1u);
+  EXPECT_EQ(leaf.evidence[0].ref, "parity/m._pir_parse.json");
+  EXPECT_TRUE(FindingFor(report, "function", "m._helper").twin == std::nullopt);
 }
 
 TEST(DeadcodeAnalysisTest, WithoutEvidenceNothingIsDeletableAndUntestedLegacyHoldsItsCallees) {
