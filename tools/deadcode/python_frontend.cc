@@ -20,7 +20,6 @@ using python::Child;
 using python::FieldChild;
 using python::FieldChildren;
 using python::GuardFinder;
-using python::GuardVariables;
 using python::Kind;
 using python::NamedChildren;
 using python::RangeOf;
@@ -102,7 +101,7 @@ struct Scope {
   enum Type { kModule, kClass, kFunction } type = kModule;
   std::string qualname;  // within the module: "C.m", "f.<locals>.g"; "" for the module
   std::string key;       // functions: the unit key
-  GuardVariables variables;
+  python::LazyGuardVariables variables;
 };
 
 class Extractor {
@@ -122,7 +121,7 @@ class Extractor {
   }
 
   void Run(TSNode root) {
-    scopes_.push_back({Scope::kModule, "", "", guards_.CollectVariables(root)});
+    scopes_.push_back({Scope::kModule, "", "", {&guards_, root}});
     Statements(root);
     scopes_.pop_back();
     AssignLegacyBranches();
@@ -405,7 +404,7 @@ class Extractor {
 
     Visit(FieldChild(node, f_.parameters));  // defaults, in the enclosing scope
     TSNode body = FieldChild(node, f_.body);
-    scopes_.push_back({Scope::kFunction, qualname, key, guards_.CollectVariables(body)});
+    scopes_.push_back({Scope::kFunction, qualname, key, {&guards_, body}});
     Visit(body);
     scopes_.pop_back();
   }
@@ -429,7 +428,7 @@ class Extractor {
 
     if (!ts_node_is_null(superclasses)) Visit(superclasses);
     TSNode body = FieldChild(node, f_.body);
-    scopes_.push_back({Scope::kClass, qualname, "", guards_.CollectVariables(body)});
+    scopes_.push_back({Scope::kClass, qualname, "", {&guards_, body}});
     Visit(body);
     scopes_.pop_back();
   }

@@ -108,8 +108,13 @@ std::optional<std::string> GuardFinder::MatchExpression(TSNode expression) const
   return std::nullopt;
 }
 
+const GuardVariables& LazyGuardVariables::Get() {
+  if (!variables_) variables_ = finder_->CollectVariables(body_);
+  return *variables_;
+}
+
 std::optional<GuardMatch> GuardFinder::Match(TSNode condition,
-                                             const GuardVariables* variables) const {
+                                             LazyGuardVariables* variables) const {
   TSNode expression = StripParentheses(condition);
   bool negated = false;
   if (syntax_.KindOf(expression) == Kind::kNotOperator) {
@@ -121,8 +126,9 @@ std::optional<GuardMatch> GuardFinder::Match(TSNode condition,
     return GuardMatch{*name, negated, false};
   }
   if (variables != nullptr && syntax_.KindOf(expression) == Kind::kIdentifier) {
-    auto it = variables->find(Text(source_, expression));
-    if (it != variables->end() &&
+    const GuardVariables& known = variables->Get();
+    auto it = known.find(Text(source_, expression));
+    if (it != known.end() &&
         it->second.line < static_cast<int>(ts_node_start_point(condition).row) + 1) {
       return GuardMatch{it->second.guard.name, negated != it->second.guard.negated, true};
     }
@@ -267,7 +273,7 @@ GuardedBranch GuardFinder::Make(TSNode condition, const GuardMatch& match,
 }
 
 void GuardFinder::IfStatement(TSNode node, const std::vector<TSNode>& tail,
-                              const GuardVariables* variables, const std::string& enclosing,
+                              LazyGuardVariables* variables, const std::string& enclosing,
                               std::vector<GuardedBranch>* out) const {
   const Fields& f = syntax_.fields();
   TSNode condition = FieldChild(node, f.condition);
@@ -334,7 +340,7 @@ void GuardFinder::IfStatement(TSNode node, const std::vector<TSNode>& tail,
   }
 }
 
-void GuardFinder::Conditional(TSNode node, const GuardVariables* variables,
+void GuardFinder::Conditional(TSNode node, LazyGuardVariables* variables,
                               const std::string& enclosing, std::vector<GuardedBranch>* out) const {
   std::vector<TSNode> parts = Statements(node);  // A, condition, B
   if (parts.size() != 3) return;

@@ -30,6 +30,20 @@ struct GuardVariable {
 };
 using GuardVariables = std::map<std::string, GuardVariable, std::less<>>;
 
+class GuardFinder;
+
+// The guard variables of one scope, collected on first use: most scopes never test a bare name.
+class LazyGuardVariables {
+ public:
+  LazyGuardVariables(const GuardFinder* finder, TSNode body) : finder_(finder), body_(body) {}
+  const GuardVariables& Get();
+
+ private:
+  const GuardFinder* finder_;
+  TSNode body_;
+  std::optional<GuardVariables> variables_;
+};
+
 class GuardFinder {
  public:
   GuardFinder(const Syntax& syntax, std::string_view source,
@@ -41,14 +55,14 @@ class GuardFinder {
   GuardVariables CollectVariables(TSNode body) const;
 
   // The guard `condition` is, or nothing. `variables` may be null.
-  std::optional<GuardMatch> Match(TSNode condition, const GuardVariables* variables) const;
+  std::optional<GuardMatch> Match(TSNode condition, LazyGuardVariables* variables) const;
 
   // The guarded branches of an if statement. `tail` holds the statements after it in its block
   // (for the early-return shapes).
-  void IfStatement(TSNode node, const std::vector<TSNode>& tail, const GuardVariables* variables,
+  void IfStatement(TSNode node, const std::vector<TSNode>& tail, LazyGuardVariables* variables,
                    const std::string& enclosing, std::vector<GuardedBranch>* out) const;
   // The guarded branch of a conditional expression `A if C else B`.
-  void Conditional(TSNode node, const GuardVariables* variables, const std::string& enclosing,
+  void Conditional(TSNode node, LazyGuardVariables* variables, const std::string& enclosing,
                    std::vector<GuardedBranch>* out) const;
 
   // The statements of a block (comments left out).

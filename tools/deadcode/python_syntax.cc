@@ -130,18 +130,52 @@ StatusOr<const Syntax*> Syntax::Get() {
   return result;
 }
 
+namespace {
+
+// One cursor per thread, reset for each use: creating a cursor allocates its stack, and these
+// helpers run for nearly every node. None of them calls another while it holds the cursor.
+class ThreadCursor {
+ public:
+  ThreadCursor() = default;
+  ~ThreadCursor() {
+    if (made_) ts_tree_cursor_delete(&cursor_);
+  }
+  ThreadCursor(const ThreadCursor&) = delete;
+  ThreadCursor& operator=(const ThreadCursor&) = delete;
+  TSTreeCursor* At(TSNode node) {
+    if (made_) {
+      ts_tree_cursor_reset(&cursor_, node);
+    } else {
+      cursor_ = ts_tree_cursor_new(node);
+      made_ = true;
+    }
+    return &cursor_;
+  }
+
+ private:
+  TSTreeCursor cursor_{};
+  bool made_ = false;
+};
+
+TSTreeCursor* CursorAt(TSNode node) {
+  thread_local ThreadCursor cursor;
+  return cursor.At(node);
+}
+
+}  // namespace
+
 void NamedChildren(TSNode node, std::vector<Child>* out) {
   out->clear();
-  TSTreeCursor cursor = ts_tree_cursor_new(node);
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
+  if (ts_node_is_null(node)) return;
+  TSTreeCursor* cursor = CursorAt(node);
+  if (ts_tree_cursor_goto_first_child(cursor)) {
     do {
-      TSNode child = ts_tree_cursor_current_node(&cursor);
+      TSNode child = ts_tree_cursor_current_node(cursor);
       if (ts_node_is_named(child)) {
-        out->push_back({child, ts_tree_cursor_current_field_id(&cursor)});
+        out->push_back({child, ts_tree_cursor_current_field_id(cursor)});
       }
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    } while (ts_tree_cursor_goto_next_sibling(cursor));
   }
-  ts_tree_cursor_delete(&cursor);
 }
 
 std::vector<Child> NamedChildren(TSNode node) {
@@ -151,33 +185,29 @@ std::vector<Child> NamedChildren(TSNode node) {
 }
 
 TSNode FieldChild(TSNode node, TSFieldId field) {
-  TSNode found{};
-  if (field == 0) return found;
-  TSTreeCursor cursor = ts_tree_cursor_new(node);
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
+  if (field == 0 || ts_node_is_null(node)) return TSNode{};
+  TSTreeCursor* cursor = CursorAt(node);
+  if (ts_tree_cursor_goto_first_child(cursor)) {
     do {
-      if (ts_tree_cursor_current_field_id(&cursor) == field) {
-        found = ts_tree_cursor_current_node(&cursor);
-        break;
+      if (ts_tree_cursor_current_field_id(cursor) == field) {
+        return ts_tree_cursor_current_node(cursor);
       }
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    } while (ts_tree_cursor_goto_next_sibling(cursor));
   }
-  ts_tree_cursor_delete(&cursor);
-  return found;
+  return TSNode{};
 }
 
 std::vector<TSNode> FieldChildren(TSNode node, TSFieldId field) {
   std::vector<TSNode> out;
-  if (field == 0) return out;
-  TSTreeCursor cursor = ts_tree_cursor_new(node);
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
+  if (field == 0 || ts_node_is_null(node)) return out;
+  TSTreeCursor* cursor = CursorAt(node);
+  if (ts_tree_cursor_goto_first_child(cursor)) {
     do {
-      if (ts_tree_cursor_current_field_id(&cursor) == field) {
-        out.push_back(ts_tree_cursor_current_node(&cursor));
+      if (ts_tree_cursor_current_field_id(cursor) == field) {
+        out.push_back(ts_tree_cursor_current_node(cursor));
       }
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    } while (ts_tree_cursor_goto_next_sibling(cursor));
   }
-  ts_tree_cursor_delete(&cursor);
   return out;
 }
 
