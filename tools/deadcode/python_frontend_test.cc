@@ -180,6 +180,20 @@ def f(self, cb=None):
   for (const Reference& r : model.references) EXPECT_TRUE(r.legacy_branches.empty());
 }
 
+TEST(PythonFrontendTest, ClassBodiesAndLambdasBelongToTheEnclosingFunction) {
+  FileModel model = Analyze(R"py(
+class A:
+    handler = make_handler()
+    def m(self):
+        key = lambda item: order(item)
+        return sorted(self.items, key=key)
+)py");
+  EXPECT_EQ(DescribeAll(model.references),
+            (Strings{"make_handler@2:15<-", "order@4:28<-pkg.mod.A.m", "item@4:34<-pkg.mod.A.m",
+                     "sorted@5:16<-pkg.mod.A.m", "self.items@5:23<-pkg.mod.A.m",
+                     "key@5:39<-pkg.mod.A.m"}));
+}
+
 TEST(PythonFrontendTest, ImportsResolveRelativeNamesAgainstTheModule) {
   FileModel model = Analyze(R"py(
 from __future__ import annotations

@@ -259,6 +259,18 @@ y = old() if not in_pir_mode() else new()
                      "3:37-3:42 in "}));
 }
 
+TEST(PythonGuardsTest, GuardVariableInAConditionalExpressionAndAtModuleLevel) {
+  FileModel model = Analyze(R"py(
+pir = use_pir_api()
+run = new_run if pir else old_run
+def f():
+    return new() if pir else old()
+)py");
+  // The module's variable is not the function's: only the module-level use is a guard.
+  EXPECT_EQ(Branches(model), Strings{"guard-variable/else-branch use_pir_api `pir` @2 legacy "
+                                     "2:27-2:34 twin 2:7-2:14 in "});
+}
+
 TEST(PythonGuardsTest, ElseThatOnlyRaisesIsFlagged) {
   FileModel model = Analyze(R"py(
 def f():
