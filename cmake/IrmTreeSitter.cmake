@@ -8,7 +8,7 @@ endif()
 
 find_package(PkgConfig QUIET)
 if(PkgConfig_FOUND)
-  pkg_check_modules(IRM_TREE_SITTER QUIET IMPORTED_TARGET tree-sitter)
+  pkg_check_modules(IRM_TREE_SITTER QUIET IMPORTED_TARGET GLOBAL tree-sitter)
 endif()
 if(IRM_TREE_SITTER_FOUND)
   set(_irm_ts_lib PkgConfig::IRM_TREE_SITTER)

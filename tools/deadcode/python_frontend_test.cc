@@ -409,6 +409,19 @@ TEST_F(PythonTreesTest, TwoThreadsGiveTheSameModelsAsOne) {
       << one;
 }
 
+TEST_F(PythonTreesTest, AFileUnderTwoDirsIsAnalyzedOnceAsFoundFirst) {
+  StatusOr<std::vector<FileModel>> models =
+      AnalyzePythonTrees({(root_ / "x/paddle").string(), (root_ / "x/paddle/base").string()},
+                         root_.string(), DefaultConfig(), 2, nullptr);
+  ASSERT_TRUE(models.ok()) << models.status().ToString();
+  Strings files;
+  for (const FileModel& m : *models) files.push_back(m.file + " " + m.module);
+  EXPECT_EQ(files, (Strings{"x/paddle/__init__.py paddle", "x/paddle/bad.py paddle.bad",
+                            "x/paddle/base/__init__.py paddle.base",
+                            "x/paddle/base/executor.py paddle.base.executor", "x/paddle/broken.py ",
+                            "x/paddle/loop "}));
+}
+
 TEST_F(PythonTreesTest, MissingFolderIsAnError) {
   StatusOr<std::vector<FileModel>> models =
       AnalyzePythonTrees({(root_ / "nope").string()}, root_.string(), DefaultConfig(), 1, nullptr);

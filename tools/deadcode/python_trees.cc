@@ -144,6 +144,16 @@ StatusOr<std::vector<FileModel>> AnalyzePythonTrees(
     Walker(root_path, dir_path.parent_path(), &files, &results).Walk(dir_path, &ancestors);
   }
 
+  // A file under two of the dirs (one inside the other) is analyzed once, as found first.
+  std::stable_sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) {
+    return a.relative < b.relative;
+  });
+  files.erase(std::unique(files.begin(), files.end(),
+                          [](const SourceFile& a, const SourceFile& b) {
+                            return a.relative == b.relative;
+                          }),
+              files.end());
+
   std::vector<FileModel> models(files.size());
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
