@@ -5,7 +5,7 @@
 // BM_AnalyzePythonTrees/<threads> runs AnalyzePythonTrees over the whole tree (reading the files
 // included) at 1 and 2 threads and reports files/s and MB/s. After the runs it prints the rates and
 // the target (>= 1,000 files/s at the best thread count), and exits 1 on a miss when run with
-// --irm_check_targets.
+// --irm_check_targets. The tree is deleted at exit unless IRM_KEEP_BENCH_TREE is set.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <unistd.h>
