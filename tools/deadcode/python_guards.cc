@@ -1,0 +1,357 @@
+// Guard matching and the shapes of guarded branches in Python (see python_guards.h).
+#include "tools/deadcode/python_guards.h"
+
+#include <utility>
+
+namespace irm::deadcode::python {
+
+namespace {
+
+std::string_view LastComponent(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+}  // namespace
+
+TSNode GuardFinder::StripParentheses(TSNode node) const {
+  // A parenthesized expression holds one expression (comments aside).
+  while (!ts_node_is_null(node) && syntax_.KindOf(node) == Kind::kParenthesized) {
+    TSNode inner{};
+    for (const Child& child : NamedChildren(node)) {
+      if (syntax_.KindOf(child.node) != Kind::kComment) {
+        inner = child.node;
+        break;
+      }
+    }
+    if (ts_node_is_null(inner)) break;
+    node = inner;
+  }
+  return node;
+}
+
+std::vector<TSNode> GuardFinder::Statements(TSNode block) const {
+  std::vector<TSNode> out;
+  if (ts_node_is_null(block)) return out;
+  for (const Child& child : NamedChildren(block)) {
+    if (syntax_.KindOf(child.node) != Kind::kComment) out.push_back(child.node);
+  }
+  return out;
+}
+
+std::optional<std::string> GuardFinder::StringValue(TSNode node) const {
+  if (syntax_.KindOf(node) != Kind::kString) return std::nullopt;
+  std::string_view text = Text(source_, node);
+  // Plain and raw literals only: an f-string or a byte string is not a flag name.
+  size_t quote = text.find_first_of("'\"");
+  if (quote == std::string_view::npos) return std::nullopt;
+  for (char prefix : text.substr(0, quote)) {
+    if (prefix != 'r' && prefix != 'R' && prefix != 'u' && prefix != 'U') return std::nullopt;
+  }
+  text.remove_prefix(quote);
+  size_t width =
+      (text.size() >= 6 && (text.starts_with("'''") || text.starts_with("\"\"\""))) ? 3 : 1;
+  if (text.size() < 2 * width) return std::nullopt;
+  return std::string(text.substr(width, text.size() - 2 * width));
+}
+
+bool GuardFinder::IsFlagRead(TSNode subscript, const std::string& flag) const {
+  // get_flags("F")["F"] or get_flags(["F"])["F"], get_flags reached by any dotted path.
+  const Fields& f = syntax_.fields();
+  TSNode call = StripParentheses(FieldChild(subscript, f.value));
+  if (ts_node_is_null(call) || syntax_.KindOf(call) != Kind::kCall) return false;
+  TSNode function = FieldChild(call, f.function);
+  Kind function_kind = syntax_.KindOf(function);
+  if (function_kind != Kind::kIdentifier && function_kind != Kind::kAttribute) return false;
+  if (LastComponent(Text(source_, function)) != "get_flags") return false;
+  std::vector<TSNode> arguments = Statements(FieldChild(call, f.arguments));
+  if (arguments.size() != 1) return false;
+  TSNode argument = arguments[0];
+  if (syntax_.KindOf(argument) == Kind::kList) {
+    std::vector<TSNode> items = Statements(argument);
+    if (items.size() != 1) return false;
+    argument = items[0];
+  }
+  if (StringValue(argument) != flag) return false;
+  std::vector<TSNode> keys = FieldChildren(subscript, f.subscript);
+  return keys.size() == 1 && StringValue(keys[0]) == flag;
+}
+
+std::optional<std::string> GuardFinder::MatchExpression(TSNode expression) const {
+  const Fields& f = syntax_.fields();
+  Kind kind = syntax_.KindOf(expression);
+  for (const GuardPattern& guard : guards_) {
+    if (guard.kind == "call") {
+      if (kind != Kind::kCall) continue;
+      TSNode function = FieldChild(expression, f.function);
+      if (syntax_.KindOf(function) == Kind::kIdentifier) {
+        if (Text(source_, function) == guard.text) return guard.name;
+      } else if (syntax_.KindOf(function) == Kind::kAttribute) {
+        if (Text(source_, FieldChild(function, f.attribute)) == guard.text) return guard.name;
+      }
+    } else if (guard.kind == "name") {
+      if (kind == Kind::kIdentifier && Text(source_, expression) == guard.text) return guard.name;
+      if (kind == Kind::kAttribute &&
+          Text(source_, FieldChild(expression, f.attribute)) == guard.text) {
+        return guard.name;
+      }
+    } else if (guard.kind == "attribute") {
+      if (kind == Kind::kAttribute &&
+          Text(source_, FieldChild(expression, f.attribute)) == guard.text) {
+        return guard.name;
+      }
+    } else if (guard.kind == "flag") {
+      if (kind == Kind::kIdentifier && Text(source_, expression) == guard.text) return guard.name;
+      if (kind == Kind::kSubscript && IsFlagRead(expression, guard.text)) return guard.name;
+    }
+  }
+  return std::nullopt;
+}
+
+const GuardVariables& LazyGuardVariables::Get() {
+  if (!variables_) variables_ = finder_->CollectVariables(body_);
+  return *variables_;
+}
+
+std::optional<GuardMatch> GuardFinder::Match(TSNode condition,
+                                             LazyGuardVariables* variables) const {
+  TSNode expression = StripParentheses(condition);
+  bool negated = false;
+  if (syntax_.KindOf(expression) == Kind::kNotOperator) {
+    negated = true;
+    expression = StripParentheses(FieldChild(expression, syntax_.fields().argument));
+  }
+  if (ts_node_is_null(expression)) return std::nullopt;
+  if (std::optional<std::string> name = MatchExpression(expression)) {
+    return GuardMatch{*name, negated, false};
+  }
+  if (variables != nullptr && syntax_.KindOf(expression) == Kind::kIdentifier) {
+    const GuardVariables& known = variables->Get();
+    auto it = known.find(Text(source_, expression));
+    if (it != known.end() &&
+        it->second.line < static_cast<int>(ts_node_start_point(condition).row) + 1) {
+      return GuardMatch{it->second.guard.name, negated != it->second.guard.negated, true};
+    }
+  }
+  return std::nullopt;
+}
+
+void GuardFinder::CountTargets(TSNode target,
+                               std::map<std::string, int, std::less<>>* counts) const {
+  switch (syntax_.KindOf(target)) {
+    case Kind::kIdentifier:
+      ++(*counts)[std::string(Text(source_, target))];
+      return;
+    case Kind::kPatternList:
+    case Kind::kTuplePattern:
+    case Kind::kListPattern:
+    case Kind::kTuple:
+    case Kind::kList:
+    case Kind::kParenthesized:
+    case Kind::kListSplatPattern:
+    case Kind::kAsPatternTarget:
+      for (const Child& child : NamedChildren(target)) CountTargets(child.node, counts);
+      return;
+    default:
+      return;
+  }
+}
+
+void GuardFinder::ScanScope(TSNode node, std::map<std::string, int, std::less<>>* counts,
+                            GuardVariables* candidates) const {
+  const Fields& f = syntax_.fields();
+  for (const Child& child : NamedChildren(node)) {
+    TSNode n = child.node;
+    switch (syntax_.KindOf(n)) {
+      case Kind::kFunctionDefinition:
+      case Kind::kClassDefinition:
+      case Kind::kDecoratedDefinition:
+        continue;  // other scopes
+      case Kind::kAssignment: {
+        TSNode left = FieldChild(n, f.left);
+        CountTargets(left, counts);
+        TSNode right = FieldChild(n, f.right);
+        if (syntax_.KindOf(left) == Kind::kIdentifier && !ts_node_is_null(right)) {
+          if (std::optional<GuardMatch> match = Match(right, nullptr)) {
+            std::string name(Text(source_, left));
+            if (!candidates->contains(name)) {
+              (*candidates)[name] = {*match, static_cast<int>(ts_node_start_point(n).row) + 1};
+            }
+          }
+        }
+        break;
+      }
+      case Kind::kAugmentedAssignment:
+      case Kind::kForStatement:
+      case Kind::kForInClause:
+        CountTargets(FieldChild(n, f.left), counts);
+        break;
+      case Kind::kNamedExpression:
+        CountTargets(FieldChild(n, f.name), counts);
+        break;
+      case Kind::kAsPatternTarget:
+        CountTargets(n, counts);
+        break;
+      default:
+        break;
+    }
+    if (syntax_.KindOf(n) == Kind::kAsPatternTarget) continue;
+    ScanScope(n, counts, candidates);
+  }
+}
+
+GuardVariables GuardFinder::CollectVariables(TSNode body) const {
+  std::map<std::string, int, std::less<>> counts;
+  GuardVariables candidates;
+  ScanScope(body, &counts, &candidates);
+  GuardVariables out;
+  for (auto& [name, variable] : candidates) {
+    if (counts[name] == 1) out.emplace(name, std::move(variable));
+  }
+  return out;
+}
+
+bool GuardFinder::AlwaysExits(TSNode block) const {
+  std::vector<TSNode> statements = Statements(block);
+  if (statements.empty()) return false;
+  TSNode last = statements.back();
+  Kind kind = syntax_.KindOf(last);
+  if (kind == Kind::kReturn || kind == Kind::kRaise) return true;
+  if (kind != Kind::kIfStatement) return false;
+  // An if whose every branch exits, an else included.
+  const Fields& f = syntax_.fields();
+  if (!AlwaysExits(FieldChild(last, f.consequence))) return false;
+  bool has_else = false;
+  for (TSNode clause : FieldChildren(last, f.alternative)) {
+    if (syntax_.KindOf(clause) == Kind::kElseClause) {
+      has_else = true;
+      if (!AlwaysExits(FieldChild(clause, f.body))) return false;
+    } else if (!AlwaysExits(FieldChild(clause, f.consequence))) {
+      return false;
+    }
+  }
+  return has_else;
+}
+
+bool GuardFinder::OnlyRaises(const std::vector<TSNode>& statements) const {
+  bool raises = false;
+  for (TSNode statement : statements) {
+    switch (syntax_.KindOf(statement)) {
+      case Kind::kRaise:
+        raises = true;
+        break;
+      case Kind::kPass:
+        break;
+      case Kind::kExpressionStatement: {
+        // A docstring-like string literal.
+        std::vector<TSNode> parts = Statements(statement);
+        if (parts.size() != 1 || syntax_.KindOf(parts[0]) != Kind::kString) return false;
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  return raises;
+}
+
+GuardedBranch GuardFinder::Make(TSNode condition, const GuardMatch& match,
+                                const std::string& enclosing, const char* legacy_kind,
+                                const char* shape, const std::vector<TSNode>& legacy) const {
+  GuardedBranch branch;
+  branch.file = file_;
+  branch.enclosing = enclosing;
+  branch.guard_text = std::string(Text(source_, condition));
+  branch.guard_name = match.name;
+  branch.guard_line = static_cast<int>(ts_node_start_point(condition).row) + 1;
+  branch.negated = match.negated;
+  branch.legacy_kind = legacy_kind;
+  branch.shape = match.variable ? "guard-variable" : shape;
+  branch.legacy = RangeSpan(source_, legacy.front(), legacy.back());
+  branch.legacy_only_raises = OnlyRaises(legacy);
+  return branch;
+}
+
+void GuardFinder::IfStatement(TSNode node, const std::vector<TSNode>& tail,
+                              LazyGuardVariables* variables, const std::string& enclosing,
+                              std::vector<GuardedBranch>* out) const {
+  const Fields& f = syntax_.fields();
+  TSNode condition = FieldChild(node, f.condition);
+  std::vector<TSNode> body = Statements(FieldChild(node, f.consequence));
+  std::vector<TSNode> elifs;
+  std::vector<TSNode> else_body;
+  for (TSNode clause : FieldChildren(node, f.alternative)) {
+    if (syntax_.KindOf(clause) == Kind::kElifClause) {
+      elifs.push_back(clause);
+    } else if (syntax_.KindOf(clause) == Kind::kElseClause) {
+      else_body = Statements(FieldChild(clause, f.body));
+    }
+  }
+  auto span = [&](const std::vector<TSNode>& statements) {
+    return RangeSpan(source_, statements.front(), statements.back());
+  };
+
+  if (std::optional<GuardMatch> match = Match(condition, variables); match && !body.empty()) {
+    if (!match->negated) {
+      if (!elifs.empty()) {
+        // The else of `if G: … elif X: … else: …` also runs for X on the new-IR path.
+      } else if (!else_body.empty()) {
+        GuardedBranch branch =
+            Make(condition, *match, enclosing, "else-branch", "if-else", else_body);
+        branch.twin = span(body);
+        out->push_back(std::move(branch));
+      } else if (!tail.empty() && AlwaysExits(FieldChild(node, f.consequence))) {
+        GuardedBranch branch =
+            Make(condition, *match, enclosing, "tail-after-early-return", "early-return", tail);
+        branch.twin = span(body);
+        out->push_back(std::move(branch));
+      }
+    } else {
+      bool early = elifs.empty() && else_body.empty() && !tail.empty() &&
+                   AlwaysExits(FieldChild(node, f.consequence));
+      GuardedBranch branch =
+          Make(condition, *match, enclosing, "if-body", early ? "early-return" : "negated", body);
+      if (early) {
+        branch.twin = span(tail);
+      } else if (elifs.empty() && !else_body.empty()) {
+        branch.twin = span(else_body);
+      }
+      out->push_back(std::move(branch));
+    }
+  }
+
+  for (size_t i = 0; i < elifs.size(); ++i) {
+    TSNode elif_condition = FieldChild(elifs[i], f.condition);
+    std::vector<TSNode> elif_body = Statements(FieldChild(elifs[i], f.consequence));
+    std::optional<GuardMatch> match = Match(elif_condition, variables);
+    if (!match || elif_body.empty()) continue;
+    bool else_follows = i + 1 == elifs.size() && !else_body.empty();
+    if (!match->negated) {
+      if (!else_follows) continue;  // what follows is not purely legacy
+      GuardedBranch branch =
+          Make(elif_condition, *match, enclosing, "else-branch", "elif", else_body);
+      branch.twin = span(elif_body);
+      out->push_back(std::move(branch));
+    } else {
+      GuardedBranch branch = Make(elif_condition, *match, enclosing, "if-body", "elif", elif_body);
+      if (else_follows) branch.twin = span(else_body);
+      out->push_back(std::move(branch));
+    }
+  }
+}
+
+void GuardFinder::Conditional(TSNode node, LazyGuardVariables* variables,
+                              const std::string& enclosing, std::vector<GuardedBranch>* out) const {
+  std::vector<TSNode> parts = Statements(node);  // A, condition, B
+  if (parts.size() != 3) return;
+  std::optional<GuardMatch> match = Match(parts[1], variables);
+  if (!match) return;
+  TSNode legacy = match->negated ? parts[0] : parts[2];
+  TSNode twin = match->negated ? parts[2] : parts[0];
+  GuardedBranch branch = Make(parts[1], *match, enclosing,
+                              match->negated ? "if-body" : "else-branch", "ternary", {legacy});
+  branch.twin = RangeOf(source_, twin);
+  out->push_back(std::move(branch));
+}
+
+}  // namespace irm::deadcode::python
