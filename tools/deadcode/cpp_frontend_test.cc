@@ -206,6 +206,23 @@ TEST_F(CppFrontendTest, ATemplateIsOneUnitAndItsInstantiationsReferenceIt) {
   }
 }
 
+TEST_F(CppFrontendTest, AClassTemplatesMembersAreOneUnitEachUsedFromBothUnits) {
+  const std::vector<const FunctionUnit*> get =
+      FindFunctions(*analysis_, "paddle::framework::Holder::Get");
+  ASSERT_EQ(get.size(), 1u);
+  EXPECT_EQ(get[0]->key, std::string(kNs) + "ST>1#T@Holder@F@Get#1");
+  EXPECT_EQ(get[0]->class_name, "paddle::framework::Holder");
+  EXPECT_TRUE(get[0]->from_template);
+  EXPECT_EQ(get[0]->file, "ir.h");
+  const Reference* from_a = FindReference(*FindFile(*analysis_, "a.cc"), 33, 85);  // Holder<int>
+  const Reference* from_b = FindReference(*FindFile(*analysis_, "b.cc"), 86, 42);  // Holder<long>
+  ASSERT_NE(from_a, nullptr);
+  ASSERT_NE(from_b, nullptr);
+  EXPECT_EQ(from_a->target, get[0]->key);
+  EXPECT_EQ(from_b->target, get[0]->key);
+  EXPECT_EQ(from_b->from, std::string(kNs) + "F@UseHolder#");
+}
+
 TEST_F(CppFrontendTest, MacroWrittenFunctionsAreFlagged) {
   const std::vector<const FunctionUnit*> kernel =
       FindFunctions(*analysis_, "paddle::framework::relu_kernel");
@@ -259,7 +276,8 @@ TEST_F(CppFrontendTest, OnlyFilesUnderTheRootAreReported) {
   for (const ClassUnit& unit : header.classes) classes.push_back(unit.qualname);
   EXPECT_EQ(classes,
             (std::vector<std::string>{"paddle::framework::ProgramDesc", "pir::Program",
-                                      "paddle::framework::Pass", "paddle::framework::Options"}));
+                                      "paddle::framework::Pass", "paddle::framework::Options",
+                                      "paddle::framework::Holder"}));
   const FileModel& a = *FindFile(*analysis_, "a.cc");
   ASSERT_EQ(a.classes.size(), 2u);
   EXPECT_EQ(a.classes[0].key, std::string(kNs) + "S@FusePass");

@@ -30,4 +30,4 @@ int UseTemplates() { return Twice(1) + static_cast<int>(Twice(2.0)); }
 REGISTER_PASS(fuse_gemm, paddle::framework::FusePass);
 REGISTER_IR_PASS("fuse_gemm", paddle::framework::FuseIrPass);
 
-int main() { return paddle::framework::Helper(0); }
+int main() { return paddle::framework::Helper(0) + paddle::framework::Holder<int>().Get(); }

@@ -83,4 +83,6 @@ void NotOnlyAGuard(bool other) {
 
 void InMacro() { GUARDED_IN_MACRO(); }
 
+long UseHolder() { return Holder<long>().Get(); }
+
 }  // namespace paddle::framework

@@ -64,4 +64,11 @@ T Twice(T x) {
   return x + x;
 }
 
+template <typename T>
+class Holder {
+ public:
+  T Get() const { return value_; }
+  T value_{};
+};
+
 }  // namespace paddle::framework
