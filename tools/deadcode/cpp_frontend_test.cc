@@ -495,5 +495,36 @@ TEST(CppFrontendRunTest, AUnitWhoseSourceIsMissingIsAProblem) {
   EXPECT_FALSE(result->units[1].ok);
 }
 
+// Problems say where the first error is: in a header (named in the message, the problem stays
+// with the TU), from the driver (no position), or an empty command.
+TEST(CppFrontendRunTest, ProblemsSayWhereTheFirstErrorIs) {
+  const std::string dir = TempDir("where");
+  nlohmann::json entries = {
+      {{"directory", FixtureDir()},
+       {"file", "uses_bad_header.cc"},
+       {"arguments", {"c++", "-std=c++20", "-c", "uses_bad_header.cc"}}},
+      {{"directory", FixtureDir()},
+       {"file", "a.cc"},
+       {"arguments", {"c++", "-std=c++20", "-fno-such-flag", "-c", "a.cc"}}},
+      {{"directory", FixtureDir()}, {"file", "b.cc"}, {"arguments", nlohmann::json::array()}},
+  };
+  const std::string database = dir + "/compile_commands.json";
+  ASSERT_TRUE(WriteFileAtomically(database, entries.dump()).ok());
+  StatusOr<CppAnalysis> result =
+      AnalyzeCompileCommands(database, {}, FixtureDir(), TestConfig(), 2);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->problems.size(), 3u);
+  EXPECT_EQ(result->problems[0].file, "a.cc");
+  EXPECT_EQ(result->problems[0].line, 0);
+  EXPECT_EQ(result->problems[0].message, "unknown argument: '-fno-such-flag'");
+  EXPECT_EQ(result->problems[1].file, "b.cc");
+  EXPECT_EQ(result->problems[1].message, "the compile command is empty");
+  EXPECT_EQ(result->problems[2].file, "uses_bad_header.cc");
+  EXPECT_EQ(result->problems[2].line, 0);
+  EXPECT_EQ(result->problems[2].message,
+            "bad_header.h:4:33: use of undeclared identifier 'missing_in_header'");
+  EXPECT_TRUE(result->files.empty());
+}
+
 }  // namespace
 }  // namespace irm::deadcode

@@ -238,7 +238,13 @@ class UnitVisitor : public clang::RecursiveASTVisitor<UnitVisitor> {
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   // Keeps the stack of enclosing functions: references and branches belong to the innermost.
+  // Declarations written outside the root (system and third-party headers, the instantiations of
+  // their templates) hold nothing to report and are not entered.
   bool TraverseDecl(clang::Decl* decl) {
+    if (decl != nullptr && !llvm::isa<clang::TranslationUnitDecl>(decl)) {
+      const clang::SourceLocation loc = decl->getLocation();
+      if (loc.isValid() && loc.isFileID() && locator_.Relative(loc) == nullptr) return true;
+    }
     const auto* function = llvm::dyn_cast_or_null<clang::FunctionDecl>(decl);
     if (function == nullptr || !function->doesThisDeclarationHaveABody() ||
         IsLambdaCallOperator(function)) {
@@ -640,6 +646,10 @@ void ResolveRegistrations(TuState& state) {
 TuResult AnalyzeTranslationUnit(const TuCommand& command, const std::string& root,
                                 const DeadcodeConfig& config) {
   TuResult result;
+  if (command.command_line.empty()) {
+    result.problem = FileProblem{command.relative, 0, 0, "the compile command is empty"};
+    return result;
+  }
   TuState state(root, config);
   FirstError errors(command, root);
   // A file system of its own per TU: its working directory is the command's, without a chdir of
