@@ -53,6 +53,7 @@ DeadcodeConfig TestConfig() {
   DeadcodeConfig config = DefaultConfig();
   config.cpp_guards.push_back({"use_pir_api", "call", "UsePirApi"});
   config.cpp_guards.push_back({"in_pir_mode_", "attribute", "in_pir_mode_"});
+  config.cpp_guards.push_back({"pir_mode", "name", "kPirMode"});
   return config;
 }
 
@@ -325,6 +326,8 @@ TEST_F(CppFrontendTest, EveryGuardShapeAndNoBranchForTheNegativeControls) {
       {ns + "F@Attribute#&1$@N@paddle@N@framework@S@Options#", "options.in_pir_mode_",
        "in_pir_mode_", 60, false, "else-branch", "if-else", Range(62, 10, 64, 4),
        Range(60, 29, 62, 4), false},
+      {ns + "F@NameGuard#", "kPirMode", "pir_mode", 91, false, "else-branch", "if-else",
+       Range(93, 10, 95, 4), Range(91, 17, 93, 4), false},
   };
   const FileModel& b = *FindFile(*analysis_, "b.cc");
   ASSERT_EQ(b.branches.size(), expected.size());  // NoElse, NotOnlyAGuard, InMacro: none

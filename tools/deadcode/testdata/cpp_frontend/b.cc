@@ -85,4 +85,14 @@ void InMacro() { GUARDED_IN_MACRO(); }
 
 long UseHolder() { return Holder<long>().Get(); }
 
+extern bool kPirMode;
+
+void NameGuard() {
+  if (kPirMode) {
+    NewPath();
+  } else {
+    OldPath();
+  }
+}
+
 }  // namespace paddle::framework
