@@ -328,6 +328,9 @@ TEST_F(CppFrontendTest, EveryGuardShapeAndNoBranchForTheNegativeControls) {
        Range(60, 29, 62, 4), false},
       {ns + "F@NameGuard#", "kPirMode", "pir_mode", 91, false, "else-branch", "if-else",
        Range(93, 10, 95, 4), Range(91, 17, 93, 4), false},
+      {ns + "F@EarlyReturnThenThrow#", "use_pir", "use_pir_api", 100, false,
+       "tail-after-early-return", "guard-variable", Range(103, 3, 103, 49), Range(100, 16, 102, 4),
+       true},
   };
   const FileModel& b = *FindFile(*analysis_, "b.cc");
   ASSERT_EQ(b.branches.size(), expected.size());  // NoElse, NotOnlyAGuard, InMacro: none

@@ -365,16 +365,10 @@ class UnitVisitor : public clang::RecursiveASTVisitor<UnitVisitor> {
   // when the `if` is an early return on a guard (decided when the `if` is visited, after the guard
   // variables declared before it).
   bool VisitCompoundStmt(clang::CompoundStmt* block) {
-    const std::vector<clang::Stmt*> body(block->body_begin(), block->body_end());
-    for (size_t i = 0; i + 1 < body.size(); ++i) {
-      const auto* branch = llvm::dyn_cast_or_null<clang::IfStmt>(body[i]);
-      if (branch != nullptr && branch->getElse() == nullptr) {
-        tails_[branch] = clang::SourceRange(body[i + 1]->getBeginLoc(), body.back()->getEndLoc());
-        tail_raises_[branch] = true;
-        for (size_t j = i + 1; j < body.size(); ++j) {
-          if (!OnlyRaises(body[j])) tail_raises_[branch] = false;
-        }
-      }
+    if (InInstantiation()) return true;
+    for (unsigned i = 0; i + 1 < block->size(); ++i) {
+      const auto* branch = llvm::dyn_cast_or_null<clang::IfStmt>(block->body_begin()[i]);
+      if (branch != nullptr && branch->getElse() == nullptr) tails_[branch] = {block, i + 1};
     }
     return true;
   }
@@ -400,10 +394,15 @@ class UnitVisitor : public clang::RecursiveASTVisitor<UnitVisitor> {
     } else if (otherwise != nullptr) {
       AddBranch(branch->getCond(), *condition, "else-branch", shape, otherwise->getSourceRange(),
                 then->getSourceRange(), OnlyRaises(otherwise));
-    } else if (tails_.count(branch) != 0 && EndsWithReturn(then)) {
+    } else if (auto tail = tails_.find(branch); tail != tails_.end() && EndsWithReturn(then)) {
+      const auto [block, first] = tail->second;
+      bool raises = true;
+      for (unsigned i = first; i < block->size(); ++i) raises &= OnlyRaises(block->body_begin()[i]);
+      const clang::SourceRange legacy(block->body_begin()[first]->getBeginLoc(),
+                                      block->body_back()->getEndLoc());
       AddBranch(branch->getCond(), *condition, "tail-after-early-return",
-                condition->via_variable ? "guard-variable" : "early-return", tails_[branch],
-                then->getSourceRange(), tail_raises_[branch]);
+                condition->via_variable ? "guard-variable" : "early-return", legacy,
+                then->getSourceRange(), raises);
     }
     return true;
   }
@@ -509,8 +508,8 @@ class UnitVisitor : public clang::RecursiveASTVisitor<UnitVisitor> {
   clang::PrintingPolicy policy_;
   std::vector<Frame> frames_;
   std::map<const clang::VarDecl*, GuardMatch> guard_variables_;
-  std::map<const clang::IfStmt*, clang::SourceRange> tails_;
-  std::map<const clang::IfStmt*, bool> tail_raises_;
+  // An `if` without else → its block and the index of the statement after it.
+  std::map<const clang::IfStmt*, std::pair<const clang::CompoundStmt*, unsigned>> tails_;
   std::set<const clang::IfStmt*> else_ifs_;
 };
 

@@ -95,4 +95,12 @@ void NameGuard() {
   }
 }
 
+int EarlyReturnThenThrow() {
+  const bool use_pir = UsePirApi();
+  if (use_pir) {
+    return NewValue();
+  }
+  PADDLE_THROW("the legacy IR is not supported");
+}
+
 }  // namespace paddle::framework
