@@ -1,10 +1,10 @@
 // The C++ front end of ir-deadcode on a real compile database: by default this project's own
 // (the build tree's compile_commands.json, sources under the source tree), restricted by globs to
 // spare a small machine. One benchmark iteration analyses every selected TU; the counters say how
-// many TUs there were, their seconds per TU (mean and max, parse included) and how many failed to
-// compile; the program then lists each TU's time and any problem, and with --irm_check_targets
-// exits 1 when a TU failed to compile (the target: none does). Flags, taken off before Google
-// Benchmark sees the command line:
+// many TUs there were, their seconds per TU (mean and max, parse included), how many failed to
+// compile, and how many functions and references the merged model holds; the program then lists
+// each TU's time and any problem, and with --irm_check_targets exits 1 when a TU failed to compile
+// (the target: none does). Flags, taken off before Google Benchmark sees the command line:
 //   --irm_compile_commands=PATH  (default: the build tree's compile_commands.json)
 //   --irm_root=DIR               (default: the source tree)
 //   --irm_globs=G1,G2            (default: common/*.cc,oldir/*.cc; "" for every TU)
@@ -76,6 +76,14 @@ void BM_CppFrontend(benchmark::State& state) {
   state.counters["s_per_tu_mean"] = units.empty() ? 0 : total / static_cast<double>(units.size());
   state.counters["s_per_tu_max"] = max;
   state.counters["problems"] = static_cast<double>(LastAnalysis().problems.size());
+  size_t functions = 0;
+  size_t references = 0;
+  for (const auto& file : LastAnalysis().files) {
+    functions += file.functions.size();
+    references += file.references.size();
+  }
+  state.counters["functions"] = static_cast<double>(functions);
+  state.counters["references"] = static_cast<double>(references);
 }
 BENCHMARK(BM_CppFrontend)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
