@@ -1,0 +1,4 @@
+// Fixture: a translation unit that does not compile.
+#include "ir.h"
+
+int Broken() { return undefined_function(); }
