@@ -75,12 +75,26 @@ bool CppQualname(std::string_view name) {
 Status ReadQualname(const JsonReader& in, const Json& object, const std::string& pointer,
                     const char* key, std::string* out) {
   IRM_RETURN_IF_ERROR(in.Name(object, pointer, key, out));
-  const bool ok = out->find("::") != std::string::npos ? CppQualname(*out) : PythonQualname(*out);
+  // The names the report gives units: qualnames, C++ overloads with their parameter types
+  // ("ir::Run(const pir::Program &)"), registrations ("REGISTER_IR_PASS(fuse_gemm)").
+  std::string_view name = *out;
+  std::string_view parameters;
+  const size_t open = name.find('(');
+  const bool parenthesized = open != std::string_view::npos && name.back() == ')';
+  if (parenthesized) {
+    parameters = name.substr(open + 1, name.size() - open - 2);
+    name = name.substr(0, open);
+  }
+  const bool registration = !parameters.empty() && Identifier(name) && Identifier(parameters);
+  const bool ok = registration || (name.find("::") != std::string_view::npos
+                                       ? CppQualname(name)
+                                       : !parenthesized && PythonQualname(name));
   if (!ok) {
     return in.Error(
         JsonReader::Child(pointer, key),
-        fmt::format("'{}' is neither a Python qualname (pkg.mod.Class.method) nor a C++ "
-                    "qualified name (ns::Class::method)",
+        fmt::format("'{}' is neither a Python qualname (pkg.mod.Class.method), a C++ qualified "
+                    "name (ns::Class::method, with its parameter types for an overload) nor a "
+                    "registration (MACRO(name))",
                     *out));
   }
   return Status::Ok();

@@ -139,18 +139,20 @@ TEST(DeadcodeEvidenceTest, NamesArePythonQualnamesOrCppQualifiedNames) {
   };
   for (const std::string ok :
        {"f", "pkg.mod.Class._pir_run", "outer.<locals>.inner", "pir::Program", "::pir::Foo::Run",
-        "ns::Foo<int, Bar<T>>::Run", "ns::Foo::~Foo", "ns::Foo::operator()", "pkg.naïve"}) {
+        "ns::Foo<int, Bar<T>>::Run", "ns::Foo::~Foo", "ns::Foo::operator()", "pkg.naïve",
+        "ir::Run(const pir::Program &)", "REGISTER_IR_PASS(fuse_gemm)"}) {
     StatusOr<EvidenceManifest> manifest = load(ok);
     EXPECT_TRUE(manifest.ok()) << ok << ": " << manifest.status().ToString();
   }
-  for (const std::string bad :
-       {"a..b", "pir:Foo", "pir::", "1abc", "pkg.<locals", "a b", "ns::Foo<int", "pkg.f()"}) {
+  for (const std::string bad : {"a..b", "pir:Foo", "pir::", "1abc", "pkg.<locals", "a b",
+                                "ns::Foo<int", "pkg.f()", "REGISTER(a b)", "f(x"}) {
     StatusOr<EvidenceManifest> manifest = load(bad);
     ASSERT_FALSE(manifest.ok()) << bad;
     EXPECT_EQ(manifest.status().message(),
               "evidence /entries/0/twin: '" + bad +
-                  "' is neither a Python qualname (pkg.mod.Class.method) nor a C++ qualified name "
-                  "(ns::Class::method)");
+                  "' is neither a Python qualname (pkg.mod.Class.method), a C++ qualified name "
+                  "(ns::Class::method, with its parameter types for an overload) nor a "
+                  "registration (MACRO(name))");
   }
 }
 
