@@ -440,6 +440,23 @@ TEST(CppFrontendRunTest, GlobsSelectTheUnits) {
   EXPECT_EQ(result->files[1].file, "ir.h");
 }
 
+TEST(CppFrontendRunTest, UnitsOutsideTheRootAreNotAnalysed) {
+  const std::string dir = TempDir("outside");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/outside.cc", "int Outside() { return 0; }\n").ok());
+  const nlohmann::json entries = {
+      {{"directory", dir}, {"file", "outside.cc"}, {"arguments", {"c++", "-c", "outside.cc"}}},
+      {{"directory", FixtureDir()}, {"file", "a.cc"}, {"arguments", {"c++", "-c", "a.cc"}}},
+  };
+  const std::string database = dir + "/compile_commands.json";
+  ASSERT_TRUE(WriteFileAtomically(database, entries.dump()).ok());
+  StatusOr<CppAnalysis> result =
+      AnalyzeCompileCommands(database, {}, FixtureDir(), TestConfig(), 1);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->units.size(), 1u);
+  EXPECT_EQ(result->units[0].file, "a.cc");
+  EXPECT_TRUE(FindFunctions(*result, "Outside").empty());
+}
+
 Status Analyze(const std::string& database, const std::string& root = FixtureDir()) {
   return AnalyzeCompileCommands(database, {}, root, TestConfig(), 1).status();
 }
