@@ -15,6 +15,7 @@
 
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "tools/deadcode/cpp_translation_unit.h"
 
@@ -43,14 +44,16 @@ StatusOr<std::vector<TuCommand>> ReadCompileCommands(const std::string& path,
   if (!llvm::sys::fs::exists(path)) {
     return Status(StatusCode::kNotFound, Location::File(path), "compile database not found");
   }
-  if (llvm::sys::fs::is_directory(path)) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!text) {
     return Status(StatusCode::kIoError, Location::File(path),
-                  "cannot read the compile database: it is a directory");
+                  "cannot read the compile database: " + text.getError().message());
   }
   std::string error;
   std::unique_ptr<clang::tooling::JSONCompilationDatabase> database =
-      clang::tooling::JSONCompilationDatabase::loadFromFile(
-          path, error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+      clang::tooling::JSONCompilationDatabase::loadFromBuffer(
+          (*text)->getBuffer(), error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
   if (database == nullptr) {
     return Status(StatusCode::kParseError, Location::File(path),
                   "not a compile database: " + error);

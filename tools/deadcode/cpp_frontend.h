@@ -37,8 +37,8 @@ using CppProgress = std::function<void(int done, int total, const std::string& f
 // to `root` matches one of `source_globs` (fnmatch, `*` crosses '/'; empty: every TU). Reports
 // only code in files under `root`, with paths relative to it. `threads` TUs are parsed at once
 // (< 1 counts as 1); the result is the same at any thread count. `progress` may be empty.
-// Errors: a compile database that is missing, unreadable or not a compile database; a root that is
-// not a directory.
+// Errors: a compile database that is missing (kNotFound), unreadable (kIoError) or not a compile
+// database (kParseError, with the reader's message); a root that is not a directory (kNotFound).
 StatusOr<CppAnalysis> AnalyzeCompileCommands(const std::string& compile_commands,
                                              const std::vector<std::string>& source_globs,
                                              const std::string& root, const DeadcodeConfig& config,
