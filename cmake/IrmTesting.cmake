@@ -27,6 +27,6 @@ function(irm_filecheck_tests dir)
       COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/run-filecheck-test ${_file}
       WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
     set_tests_properties(filecheck/${_rel} PROPERTIES ENVIRONMENT
-      "IRM_BIN=$<TARGET_FILE:ir-migrate>;FILECHECK=${IRM_FILECHECK};IRM_SOURCE_DIR=${PROJECT_SOURCE_DIR};IRM_TMP=${PROJECT_BINARY_DIR}/filecheck-tmp")
+      "IRM_BIN=$<TARGET_FILE:ir-migrate>;IRM_DEADCODE_BIN=$<TARGET_FILE:ir-deadcode>;FILECHECK=${IRM_FILECHECK};IRM_SOURCE_DIR=${PROJECT_SOURCE_DIR};IRM_TMP=${PROJECT_BINARY_DIR}/filecheck-tmp")
   endforeach()
 endfunction()
