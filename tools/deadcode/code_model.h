@@ -35,7 +35,8 @@ struct FunctionUnit {
   // The unit's key, unique across the whole input. Python: the qualified name
   // ("paddle.distributed.passes.pipeline.PipelinePass._create_job_list"; nested functions as
   // "outer.<locals>.inner", as Python's __qualname__). C++: the USR of the definition (template
-  // instantiations map to their pattern).
+  // instantiations map to their pattern). A Python name defined twice in one scope (a property's
+  // getter and setter) keeps its qualname; its key gets "#2", "#3"… from the second definition on.
   std::string key;
   std::string qualname;    // Python as `key`; C++ "ns::Class::method"
   std::string name;        // the last component: "_create_job_list"
@@ -106,7 +107,9 @@ struct Registration {
   std::string macro;     // "REGISTER_PASS"
   std::string file;
   SourceRange range;
-  std::string target;  // key of the registered function or class when known, else ""
+  // The registered function or class: its key (a C++ USR, "c:…") when resolved, else its name as
+  // written in the macro call.
+  std::string target;
 };
 
 // A class (Python) or record (C++), for method resolution and "same class" twin matching.

@@ -46,17 +46,19 @@ struct Finding {
   // "function", "method", "branch", "registration", "overload"
   std::string kind;
   UnitRef unit;             // the legacy unit itself
-  std::string legacy_kind;  // branches: "else-branch", "if-body", "tail-after-early-return"
+  // Branches: "else-branch", "if-body", "tail-after-early-return"; "" for the other kinds.
+  std::string legacy_kind;
   std::optional<UnitRef> twin;
   std::string twin_rule;  // how the twin was found: "_pir_{}", "guard", "registration:pass",
                           // "overload"; "" without a twin
   std::optional<GuardInfo> guard;
   std::vector<Caller> callers;
-  // "verified" (twin with parity/test evidence), "twin-untested" (twin, no evidence),
+  // "verified" (twin with parity/test evidence — never without `evidence`; a helper with no twin
+  // of its own carries its callers'), "twin-untested" (twin, no evidence),
   // "no-twin" (legacy-only, nothing replaces it: kept), "blocked-by:<qualname>" (would be dead
   // once legacy code goes, but kept code still calls it).
   std::string status;
-  bool deletable = false;
+  bool deletable = false;  // only ever with "verified"
   std::string reason;  // one sentence: why deletable, or why not
   std::vector<Evidence> evidence;
 };
