@@ -112,9 +112,9 @@ int RunIrDeadcode(int argc, const char* const* argv, std::ostream& out, std::ost
   int python_files = 0;
   int translation_units = 0;
   if (!o.python_dirs.empty()) {
-    StatusOr<std::vector<FileModel>> python = AnalyzePythonTrees(
-        o.python_dirs, o.root, config, o.threads,
-        [&](int done, int total) { progress.Update("python", done, total); });
+    StatusOr<std::vector<FileModel>> python =
+        AnalyzePythonTrees(o.python_dirs, o.root, config, o.threads,
+                           [&](int done, int total) { progress.Update("python", done, total); });
     if (!python.ok()) return Fail(err, python.status());
     python_files = static_cast<int>(python->size());
     for (FileModel& file : *python) files.push_back(std::move(file));
@@ -170,8 +170,7 @@ int RunIrDeadcode(int argc, const char* const* argv, std::ostream& out, std::ost
     err << fmt::format(
         "ir-deadcode: {} Python files, {} translation units: {} findings, {} deletable, {} "
         "problems\n",
-        python_files, translation_units, report.findings.size(), deletable,
-        report.problems.size());
+        python_files, translation_units, report.findings.size(), deletable, report.problems.size());
   }
   return o.fail_on_errors && !report.problems.empty() ? 1 : 0;
 }

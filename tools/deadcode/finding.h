@@ -45,7 +45,7 @@ struct Finding {
   Language language = Language::kPython;
   // "function", "method", "branch", "registration", "overload"
   std::string kind;
-  UnitRef unit;             // the legacy unit itself
+  UnitRef unit;  // the legacy unit itself
   // Branches: "else-branch", "if-body", "tail-after-early-return"; "" for the other kinds.
   std::string legacy_kind;
   std::optional<UnitRef> twin;
@@ -59,7 +59,7 @@ struct Finding {
   // once legacy code goes, but kept code still calls it).
   std::string status;
   bool deletable = false;  // only ever with "verified"
-  std::string reason;  // one sentence: why deletable, or why not
+  std::string reason;      // one sentence: why deletable, or why not
   std::vector<Evidence> evidence;
 };
 
