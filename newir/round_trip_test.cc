@@ -70,7 +70,9 @@ void AddScalarTypeCases(std::vector<Case>& cases) {
       {"I64", Type::I64()},   {"Index", Type::Index()},       {"C64", Type::C64()},
       {"C128", Type::C128()}, {"F8E4M3FN", Type::F8E4M3FN()}, {"F8E5M2", Type::F8E5M2()},
   };
-  for (const auto& [name, scalar] : scalars) {
+  for (const auto& [name, scalar_type] : scalars) {
+    // A copy: lambdas capturing structured bindings are C++20 that Clang 14 does not parse.
+    const Type scalar = scalar_type;
     Add(cases, std::string("Dtype") + name, [scalar](Builder& b) {
       Operation* x = Data(b, T({2, 3}, scalar), {{"element_type", Attribute::TypeAttr(scalar)}});
       b.Create("pd_op.assign", {x->result(0)}, {T({2, 3}, scalar)});

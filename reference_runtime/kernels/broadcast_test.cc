@@ -50,7 +50,11 @@ TEST(BroadcastTest, WalkVisitsEveryOutputInOrderWithTheRightOffsets) {
       {{1, 1}, {1}},    {{}, {}},      {{2, 1, 3}, {1, 4, 1}}, {{5, 1, 1, 2}, {3, 1, 2}},
       {{0, 3}, {3}},
   };
-  for (const auto& [x, y] : cases) {
+  for (const auto& shapes : cases) {
+    // Named references, not a structured binding: the lambda below captures them, which Clang 14
+    // does not parse.
+    const Shape& x = shapes.first;
+    const Shape& y = shapes.second;
     const Shape out = BroadcastShapes(x, y).value();
     int64_t numel = 1;
     for (int64_t d : out) numel *= d;

@@ -5,8 +5,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
+#include <algorithm>
 #include <iostream>
+#include <thread>
 
 #include "common/file_io.h"
 #include "tools/deadcode/analysis.h"
@@ -31,7 +32,7 @@ struct Options {
   std::string format = "json";
   std::string output = "-";
   std::string root = ".";
-  int threads = 1;
+  int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   bool fail_on_errors = false;
   bool quiet = false;
 };
@@ -80,7 +81,9 @@ int RunIrDeadcode(int argc, const char* const* argv, std::ostream& out, std::ost
       ->check(CLI::IsMember({"json", "md", "sarif"}));
   app.add_option("-o,--output", o.output, "report file ('-': standard output)");
   app.add_option("--root", o.root, "directory the report's paths are relative to");
-  app.add_option("-j,--threads", o.threads, "front-end threads")->check(CLI::Range(1, 256));
+  app.add_option("-j,--threads", o.threads, "front-end threads (the report is the same at any)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   app.add_flag("--fail-on-errors", o.fail_on_errors, "exit 1 when any input had a problem");
   app.add_flag("-q,--quiet", o.quiet, "no progress on the terminal");
   try {
