@@ -47,7 +47,8 @@ constexpr std::array<Rule, 5> kRules = {{
 
 size_t RuleIndex(const Json& finding) {
   if (render::Bool(finding, "deletable")) return 0;
-  const std::string_view status = StatusClass(render::String(finding, "status"));
+  const std::string status_text = render::String(finding, "status");  // the view below needs it
+  const std::string_view status = StatusClass(status_text);
   if (status == "blocked") return 2;
   if (status == "no-twin") return 3;
   if (status == "verified") return 4;
