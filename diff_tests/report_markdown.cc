@@ -130,16 +130,16 @@ std::string RenderMarkdown(const ParityReport& report) {
   } else {
     md +=
         "\n## Compared tensors (worst first)\n\n"
-        "| result | group | step | name | old op | new op | max abs diff | normwise | "
-        "mismatch % | ULP max | reason |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "| result | group | rank | step | name | old op | new op | max abs diff | normwise | "
+        "mismatch % | ULP max | reason |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     const std::vector<size_t> order = WorstFirst(report.tensors);
     for (size_t i = 0; i < order.size() && i < kMaxTableRows; ++i) {
       const ComparedTensor& t = report.tensors[order[i]];
       const bool metrics = t.compared && !t.by_hash;
       const TensorMetrics& m = t.comparison.metrics;
-      md += fmt::format("| {} | {} | {} | `{}`{} | {} | {} | {} | {} | {} | {} | {} |\n",
+      md += fmt::format("| {} | {} | {} | {} | `{}`{} | {} | {} | {} | {} | {} | {} | {} |\n",
                         !t.compared ? "—" : (t.comparison.pass ? "ok" : "DIFF"),
-                        TensorGroupName(t.group), t.step, t.name,
+                        TensorGroupName(t.group), t.rank, t.step, t.name,
                         t.occurrence > 0 ? fmt::format(" #{}", t.occurrence + 1) : "", t.old_op,
                         t.new_op, metrics ? Num(m.max_abs_diff) : "",
                         metrics ? Num(m.normwise) : "", metrics ? Num(m.mismatch_percent) : "",
