@@ -1,43 +1,76 @@
-// The IR's recycling pools (ir_pool.h): per-thread free lists per size class
-// over shared slabs.
+// The IR's recycling pools (ir_pool.h): per-thread free lists per size class,
+// a shared reserve of batches that bounds them, and slabs (or, under
+// AddressSanitizer, one heap chunk per block) to carve new blocks from.
 #include "newir/ir_pool.h"
 
 #include <array>
 #include <cstdint>
 #include <mutex>
+#include <tuple>
+#include <utility>
 #include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define IRM_POOL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IRM_POOL_ASAN 1
+#endif
+#endif
+
+#if defined(IRM_POOL_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace irm::newir::detail {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPassThrough = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPassThrough = true;
+#if defined(IRM_POOL_ASAN)
+// Free blocks are poisoned and reused oldest first. New blocks are separate heap chunks rather
+// than slab slices, so that LeakSanitizer still reports leaked IR objects one by one and ASan's
+// redzones still surround each block. A free block's link lives in an extra word after the block,
+// never poisoned: LeakSanitizer ignores pointers held in poisoned memory, so a link inside the
+// poisoned block would make every free block look leaked.
+constexpr bool kAsan = true;
+void Poison(const void* p, size_t n) { ASAN_POISON_MEMORY_REGION(p, n); }
+void Unpoison(const void* p, size_t n) { ASAN_UNPOISON_MEMORY_REGION(p, n); }
 #else
-constexpr bool kPassThrough = false;
-#endif
-#else
-constexpr bool kPassThrough = false;
+constexpr bool kAsan = false;
+void Poison(const void*, size_t) {}
+void Unpoison(const void*, size_t) {}
 #endif
 
 constexpr size_t kGranule = 16;
 constexpr size_t kClasses = kMaxPooledBytes / kGranule;
 constexpr size_t kSlabBytes = size_t{64} << 10;
+constexpr size_t kBatch = kMaxCachedBlocks / 2;
 
-struct FreeBlock {
-  FreeBlock* next;
-};
+struct FreeBlock;
 
 size_t ClassOf(size_t bytes) { return bytes == 0 ? 0 : (bytes - 1) / kGranule; }
+size_t SizeOf(size_t c) { return (c + 1) * kGranule; }
 
-// What outlives threads: every slab (kept reachable, never freed) and the free
-// lists of threads that exited.
+// Where a free block of class `c` keeps its link: its first word, or under ASan the word after it.
+FreeBlock*& LinkOf(FreeBlock* b, size_t c) {
+  const size_t offset = kAsan ? SizeOf(c) : 0;
+  return *reinterpret_cast<FreeBlock**>(reinterpret_cast<char*>(b) + offset);
+}
+
+// A run of free blocks of one class, linked head to tail.
+struct FreeList {
+  FreeBlock* head = nullptr;
+  FreeBlock* tail = nullptr;
+  size_t count = 0;
+};
+
+// What outlives threads: the reserve of free batches, the unused rest of exited threads' slabs,
+// and every slab (reachable, never freed).
 struct Shared {
   std::mutex mu;
+  std::array<std::vector<FreeList>, kClasses> reserve;
+  std::vector<std::pair<char*, char*>> spare_ranges;
   std::vector<void*> slabs;
-  std::array<FreeBlock*, kClasses> reserve{};
+  size_t slab_bytes = 0;
 
   static Shared& Get() {
     static Shared* shared = new Shared;  // immortal: threads may exit after static destruction
@@ -45,53 +78,87 @@ struct Shared {
   }
 };
 
-// Trivially destructible, so that frees running after the thread's flush (other
-// thread-local or static destructors) still find valid lists.
+// Trivially destructible, so that frees running after the thread's flush (other thread-local or
+// static destructors) still find valid lists; those go straight to the reserve (`exited`).
 struct ThreadPools {
-  std::array<FreeBlock*, kClasses> free;
-  std::array<FreeBlock*, kClasses> tail;  // the last block of each list, to hand it on in O(1)
-  char* cursor;                           // the unused rest of this thread's current slab
+  std::array<FreeList, kClasses> lists;
+  char* cursor;  // the unused rest of this thread's current slab
   char* end;
+  bool exited;
 };
 
 constinit thread_local ThreadPools pools{};
 
-// Hands a thread's free lists to the shared reserve when the thread exits.
+void ToReserve(size_t c, FreeList batch) {
+  Shared& shared = Shared::Get();
+  std::lock_guard<std::mutex> lock(shared.mu);
+  shared.reserve[c].push_back(batch);
+}
+
+// Hands a thread's free lists and the rest of its slab to the shared reserve when it exits.
 struct Flusher {
   ~Flusher() {
-    Shared& shared = Shared::Get();
-    std::lock_guard<std::mutex> lock(shared.mu);
     for (size_t c = 0; c < kClasses; ++c) {
-      if (pools.free[c] == nullptr) continue;
-      pools.tail[c]->next = shared.reserve[c];
-      shared.reserve[c] = pools.free[c];
-      pools.free[c] = nullptr;
+      if (pools.lists[c].count != 0) ToReserve(c, std::exchange(pools.lists[c], FreeList{}));
     }
+    if (pools.cursor != pools.end) {
+      Shared& shared = Shared::Get();
+      std::lock_guard<std::mutex> lock(shared.mu);
+      shared.spare_ranges.emplace_back(pools.cursor, pools.end);
+    }
+    pools.cursor = pools.end = nullptr;
+    pools.exited = true;
   }
 };
 
 thread_local Flusher flusher;
 
+// Moves the oldest kBatch blocks of a full list to the reserve, so that blocks freed here but
+// allocated elsewhere flow back to where they are needed.
+void ReleaseBatch(size_t c) {
+  FreeList& list = pools.lists[c];
+  FreeList batch{list.head, list.head, kBatch};
+  for (size_t i = 1; i < kBatch; ++i) batch.tail = LinkOf(batch.tail, c);
+  list.head = LinkOf(batch.tail, c);
+  list.count -= kBatch;
+  LinkOf(batch.tail, c) = nullptr;
+  ToReserve(c, batch);
+}
+
+// Slow path of PoolAllocate: a batch from the reserve, else a new block from a slab.
 void* Refill(size_t c) {
   [[maybe_unused]] Flusher* registered = &flusher;  // first use on this thread registers it
-  const size_t size = (c + 1) * kGranule;
+  const size_t size = SizeOf(c);
   Shared& shared = Shared::Get();
   std::lock_guard<std::mutex> lock(shared.mu);
-  if (FreeBlock* b = shared.reserve[c]) {
-    // The whole reserve list becomes this thread's; its tail is found once, here.
-    shared.reserve[c] = nullptr;
-    pools.free[c] = b->next;
-    if (b->next != nullptr) {
-      FreeBlock* tail = b->next;
-      while (tail->next != nullptr) tail = tail->next;
-      pools.tail[c] = tail;
-    }
+  if (!shared.reserve[c].empty()) {
+    FreeList batch = shared.reserve[c].back();
+    shared.reserve[c].pop_back();
+    FreeBlock* b = batch.head;
+    FreeList& list = pools.lists[c];
+    list.head = std::exchange(LinkOf(b, c), nullptr);
+    list.tail = list.head != nullptr ? batch.tail : nullptr;
+    list.count = batch.count - 1;
     return b;
   }
+  if constexpr (kAsan) {
+    shared.slab_bytes += size;
+    void* p = ::operator new(size + sizeof(FreeBlock*));
+    LinkOf(static_cast<FreeBlock*>(p), c) = nullptr;
+    return p;
+  }
   if (pools.cursor == nullptr || static_cast<size_t>(pools.end - pools.cursor) < size) {
-    pools.cursor = static_cast<char*>(::operator new(kSlabBytes));
-    pools.end = pools.cursor + kSlabBytes;
-    shared.slabs.push_back(pools.cursor);
+    if (!shared.spare_ranges.empty() &&
+        static_cast<size_t>(shared.spare_ranges.back().second - shared.spare_ranges.back().first) >=
+            size) {
+      std::tie(pools.cursor, pools.end) = shared.spare_ranges.back();
+      shared.spare_ranges.pop_back();
+    } else {
+      pools.cursor = static_cast<char*>(::operator new(kSlabBytes));
+      pools.end = pools.cursor + kSlabBytes;
+      shared.slabs.push_back(pools.cursor);
+      shared.slab_bytes += kSlabBytes;
+    }
   }
   void* p = pools.cursor;
   pools.cursor += size;
@@ -101,35 +168,62 @@ void* Refill(size_t c) {
 }  // namespace
 
 void* PoolAllocate(size_t bytes) {
-  if (kPassThrough || bytes > kMaxPooledBytes) return ::operator new(bytes);
+  if (bytes > kMaxPooledBytes) return ::operator new(bytes);
   const size_t c = ClassOf(bytes);
-  if (FreeBlock* b = pools.free[c]) {
-    pools.free[c] = b->next;
-    return b;
+  FreeList& list = pools.lists[c];
+  void* p;
+  if (FreeBlock* b = list.head) {
+    // Under ASan no stale link may keep a block reachable for LeakSanitizer.
+    list.head = kAsan ? std::exchange(LinkOf(b, c), nullptr) : LinkOf(b, c);
+    --list.count;
+    p = b;
+  } else if (static_cast<size_t>(pools.end - pools.cursor) >= SizeOf(c)) {
+    p = pools.cursor;
+    pools.cursor += SizeOf(c);
+  } else {
+    p = Refill(c);
   }
-  if (pools.cursor != nullptr &&
-      static_cast<size_t>(pools.end - pools.cursor) >= (c + 1) * kGranule) {
-    void* p = pools.cursor;
-    pools.cursor += (c + 1) * kGranule;
-    return p;
-  }
-  return Refill(c);
+  Unpoison(p, bytes);
+  Poison(static_cast<char*>(p) + bytes, SizeOf(c) - bytes);  // the padding catches overruns
+  return p;
 }
 
 void PoolFree(void* p, size_t bytes) noexcept {
   if (p == nullptr) return;
-  if (kPassThrough || bytes > kMaxPooledBytes) {
+  if (bytes > kMaxPooledBytes) {
     ::operator delete(p);
     return;
   }
   auto* b = static_cast<FreeBlock*>(p);
   const size_t c = ClassOf(bytes);
-  if (pools.free[c] == nullptr) {
+  Poison(b, SizeOf(c));
+  FreeList& list = pools.lists[c];
+  if (list.count == 0) {
     [[maybe_unused]] Flusher* registered = &flusher;  // a thread that only frees flushes too
-    pools.tail[c] = b;
+    LinkOf(b, c) = nullptr;
+    list.head = list.tail = b;
+  } else if constexpr (kAsan) {
+    LinkOf(b, c) = nullptr;  // oldest first: append
+    LinkOf(list.tail, c) = b;
+    list.tail = b;
+  } else {
+    LinkOf(b, c) = list.head;  // newest first: the block is likely still in cache
+    list.head = b;
   }
-  b->next = pools.free[c];
-  pools.free[c] = b;
+  ++list.count;
+  if (pools.exited) {
+    ToReserve(c, std::exchange(list, FreeList{}));
+  } else if (list.count >= kMaxCachedBlocks) {
+    ReleaseBatch(c);
+  }
 }
+
+size_t PoolSlabBytes() {
+  Shared& shared = Shared::Get();
+  std::lock_guard<std::mutex> lock(shared.mu);
+  return shared.slab_bytes;
+}
+
+bool PoolPoisonsFreedBlocks() { return kAsan; }
 
 }  // namespace irm::newir::detail

@@ -4,11 +4,23 @@
 // whole program spent a third of its time coalescing chunks. Here a block is
 // taken from a per-thread free list of its size class (16-byte steps up to
 // kMaxPooledBytes) or carved from a 64 KiB slab, and freeing pushes it back on
-// the list: O(1), no coalescing. Slabs are never returned to the system; their
-// blocks are reused by later IR. A block may be freed on another thread than
-// the one that allocated it (it joins that thread's list); a thread's lists go
-// to a shared reserve when it exits. Under AddressSanitizer the pools pass
-// through to operator new/delete, so use-after-free stays detectable.
+// the freeing thread's list: O(1), no coalescing.
+//
+// Bounded reuse: slabs are never returned to the system, but a thread keeps at
+// most kMaxCachedBlocks blocks of a class; beyond that it hands a batch to a
+// shared reserve, which every thread draws from before it carves a new slab.
+// A block freed on another thread than the one that allocated it therefore
+// comes back to the allocating side (as when one thread builds programs and
+// another drops them), and a thread's lists go to the reserve when it exits. So
+// the pools hold no more than the peak of live IR per size class plus bounded
+// per-thread caches: translating and dropping the same program again and again
+// carves nothing after the first time.
+//
+// Under AddressSanitizer the pools stay in use but free blocks (and the uncarved
+// rest of a slab) are poisoned, so touching freed IR is reported
+// ("use-after-poison"), and freed blocks are reused oldest first, so that the
+// window in which a stale pointer still hits poisoned memory is as long as the
+// pool's contents allow.
 #pragma once
 
 #include <cstddef>
@@ -17,11 +29,20 @@
 namespace irm::newir::detail {
 
 inline constexpr size_t kMaxPooledBytes = 256;
+// Per thread and size class; a batch is half of it.
+inline constexpr size_t kMaxCachedBlocks = 512;
 
 // `bytes` may be anything; blocks above kMaxPooledBytes come from operator new.
 void* PoolAllocate(size_t bytes);
 // `bytes` must be what the block was allocated with.
 void PoolFree(void* p, size_t bytes) noexcept;
+
+// The bytes of all slabs carved so far, by every thread: what the pools hold
+// from the system. It only grows; tests use it to check that reuse bounds it.
+size_t PoolSlabBytes();
+
+// Whether freed blocks are poisoned for AddressSanitizer in this build.
+bool PoolPoisonsFreedBlocks();
 
 // A standard allocator over the pools, for node-based containers and shared
 // storage.
