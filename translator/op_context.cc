@@ -2,6 +2,8 @@
 #include "translator/op_context.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -165,7 +167,9 @@ StatusOr<Value*> OpContext::ValueOf(const std::string& name) {
   // Read before any write: a parameter when persistable, else a program input. Both go to the
   // prologue of the top block, in the order of first use, so they dominate every use.
   IRM_ASSIGN_OR_RETURN(const oldir::Var var, VarOf(name));
-  IRM_ASSIGN_OR_RETURN(Type type, TypeOfName(name));
+  StatusOr<Type> var_type = TypeOfVar(var);  // as TypeOfName, without looking the var up again
+  if (!var_type.ok()) return Error(var_type.status().message());
+  const Type type = std::move(var_type).value();
   newir::Block& top = state_.program.block();
   newir::Builder prologue(top);
   if (state_.prologue_end == nullptr) {
@@ -191,21 +195,43 @@ StatusOr<Value*> OpContext::ValueOf(const std::string& name) {
   return binding.value;
 }
 
-StatusOr<Value*> OpContext::Input(std::string_view slot) {
-  const std::vector<std::string> names = InputNames(slot);
-  if (names.size() != 1) {
-    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, names.size()));
+namespace {
+
+// The non-empty names of a slot, counted, and the first of them: what Input and OptionalInput
+// need, without copying the names.
+struct SlotVars {
+  const std::string* first = nullptr;
+  size_t count = 0;
+};
+
+SlotVars VarsOf(const oldir::Op::Names* names) {
+  SlotVars vars;
+  if (names == nullptr) return vars;
+  for (const std::string& name : *names) {
+    if (IsEmptyName(name)) continue;
+    if (vars.first == nullptr) vars.first = &name;
+    ++vars.count;
   }
-  return ValueOf(names[0]);
+  return vars;
+}
+
+}  // namespace
+
+StatusOr<Value*> OpContext::Input(std::string_view slot) {
+  const SlotVars vars = VarsOf(op_.Input(slot));
+  if (vars.count != 1) {
+    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, vars.count));
+  }
+  return ValueOf(*vars.first);
 }
 
 StatusOr<Value*> OpContext::OptionalInput(std::string_view slot) {
-  const std::vector<std::string> names = InputNames(slot);
-  if (names.empty()) return static_cast<Value*>(nullptr);
-  if (names.size() != 1) {
-    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, names.size()));
+  const SlotVars vars = VarsOf(op_.Input(slot));
+  if (vars.count == 0) return static_cast<Value*>(nullptr);
+  if (vars.count != 1) {
+    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, vars.count));
   }
-  return ValueOf(names[0]);
+  return ValueOf(*vars.first);
 }
 
 StatusOr<std::vector<Value*>> OpContext::Inputs(std::string_view slot) {
@@ -279,15 +305,37 @@ Operation* OpContext::EmitInto(newir::Block& block, std::string name,
   return op;
 }
 
+namespace {
+
+// The registry's pd_op ops by their name without the dialect prefix (in-place ones keep their
+// trailing `_`): built once, so that a look-up per legacy op neither formats a name nor walks the
+// registry's ordered map.
+const std::unordered_map<std::string_view, const newir::OpInfo*>& PdOpsByShortName() {
+  static const auto* const index = [] {
+    auto* ops = new std::unordered_map<std::string_view, const newir::OpInfo*>;
+    constexpr std::string_view kPrefix = "pd_op.";
+    for (const newir::OpInfo* info : newir::OpRegistry::Global().OpsOfDialect("pd_op")) {
+      const std::string_view name = info->name;
+      if (name.starts_with(kPrefix)) ops->emplace(name.substr(kPrefix.size()), info);
+    }
+    return ops;
+  }();
+  return *index;
+}
+
+}  // namespace
+
 StatusOr<const newir::OpInfo*> OpContext::LookUp(std::string_view name, bool inplace) const {
-  const newir::OpRegistry& registry = newir::OpRegistry::Global();
-  const std::string plain = fmt::format("pd_op.{}", name);
+  const auto& ops = PdOpsByShortName();
   if (inplace) {
-    if (const newir::OpInfo* info = registry.Lookup(plain + "_")) return info;
+    std::string inplace_name;
+    inplace_name.reserve(name.size() + 1);
+    inplace_name.append(name).push_back('_');
+    if (auto it = ops.find(inplace_name); it != ops.end()) return it->second;
   }
-  if (const newir::OpInfo* info = registry.Lookup(plain)) return info;
+  if (auto it = ops.find(name); it != ops.end()) return it->second;
   return Status(StatusCode::kInternal, location(),
-                fmt::format("the op-compat table names '{}', which is not registered", plain));
+                fmt::format("the op-compat table names 'pd_op.{}', which is not registered", name));
 }
 
 Value* OpContext::FullScalar(double value, newir::DataType dtype) {
