@@ -16,11 +16,11 @@
 // per-thread caches: translating and dropping the same program again and again
 // carves nothing after the first time.
 //
-// Under AddressSanitizer the pools stay in use but free blocks (and the uncarved
-// rest of a slab) are poisoned, so touching freed IR is reported
-// ("use-after-poison"), and freed blocks are reused oldest first, so that the
-// window in which a stale pointer still hits poisoned memory is as long as the
-// pool's contents allow.
+// Under AddressSanitizer the pools stay in use, but each block is its own heap
+// chunk (so LeakSanitizer still reports leaked IR objects), free blocks are
+// poisoned, so touching freed IR is reported ("use-after-poison"), and freed
+// blocks are reused oldest first, so that the window in which a stale pointer
+// still hits poisoned memory is as long as the pool's contents allow.
 #pragma once
 
 #include <cstddef>
