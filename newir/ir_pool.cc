@@ -118,8 +118,8 @@ struct Flusher {
 
 thread_local Flusher flusher;
 
-// Moves the oldest kBatch blocks of a full list to the reserve, so that blocks freed here but
-// allocated elsewhere flow back to where they are needed.
+// Moves the kBatch blocks at the head of a full list (the newest; under ASan the oldest) to the
+// reserve, so that blocks freed here but allocated elsewhere flow back to where they are needed.
 void ReleaseBatch(size_t c) {
   FreeList& list = pools.lists[c];
   FreeList batch{list.head, list.head, kBatch};
