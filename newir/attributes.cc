@@ -1,6 +1,13 @@
 // Storage, construction, comparison and printing of new-IR attributes.
+//
+// Storage is sized for the common attributes: the dist alternatives (ProcessMesh, TensorDist,
+// OperationDist: ~130-180 bytes each) are boxed, so a bool or a DataType does not carry a dist
+// attribute's size. The most frequent small values (bools, small ints, DataTypes, layouts, the
+// cpu and undefined places, the empty string) are interned: one immortal storage each, built once,
+// so making them allocates nothing and a program full of them frees nothing for them.
 #include "newir/attributes.h"
 
+#include <array>
 #include <bit>
 #include <cmath>
 
@@ -8,14 +15,23 @@
 #include <fmt/ranges.h>
 
 #include "newir/hash.h"
+#include "newir/ir_pool.h"
 #include "newir/printer.h"
 
 namespace irm::newir {
 namespace detail {
 
-using AttrValue = std::variant<std::monostate, bool, int32_t, int64_t, float, double, std::string,
-                               std::vector<Attribute>, Type, IntArray, DataType, Place, DataLayout,
-                               ScalarValue, ProcessMesh, TensorDistAttr, OperationDistAttr>;
+// An out-of-line value: compared, hashed and copied by content.
+template <typename T>
+struct Boxed {
+  std::unique_ptr<const T> ptr;
+  bool operator==(const Boxed& other) const { return *ptr == *other.ptr; }
+};
+
+using AttrValue =
+    std::variant<std::monostate, bool, int32_t, int64_t, float, double, std::string,
+                 std::vector<Attribute>, Type, IntArray, DataType, Place, DataLayout, ScalarValue,
+                 Boxed<ProcessMesh>, Boxed<TensorDistAttr>, Boxed<OperationDistAttr>>;
 
 struct AttrStorage {
   AttrValue value;
@@ -28,6 +44,8 @@ namespace {
 
 using detail::AttrStorage;
 using detail::AttrValue;
+using detail::Boxed;
+using detail::PoolAllocator;
 
 template <AttrKind kKind, typename T>
 constexpr bool kAt =
@@ -38,9 +56,10 @@ static_assert(kAt<AttrKind::kBool, bool> && kAt<AttrKind::kInt32, int32_t> &&
               kAt<AttrKind::kArray, std::vector<Attribute>> && kAt<AttrKind::kType, Type> &&
               kAt<AttrKind::kIntArray, IntArray> && kAt<AttrKind::kDataType, DataType> &&
               kAt<AttrKind::kPlace, Place> && kAt<AttrKind::kDataLayout, DataLayout> &&
-              kAt<AttrKind::kScalar, ScalarValue> && kAt<AttrKind::kProcessMesh, ProcessMesh> &&
-              kAt<AttrKind::kTensorDist, TensorDistAttr> &&
-              kAt<AttrKind::kOperationDist, OperationDistAttr>);
+              kAt<AttrKind::kScalar, ScalarValue> &&
+              kAt<AttrKind::kProcessMesh, detail::Boxed<ProcessMesh>> &&
+              kAt<AttrKind::kTensorDist, detail::Boxed<TensorDistAttr>> &&
+              kAt<AttrKind::kOperationDist, detail::Boxed<OperationDistAttr>>);
 static_assert(std::variant_size_v<AttrValue> == static_cast<size_t>(AttrKind::kOperationDist) + 1);
 
 constexpr const char* kDataTypeNames[] = {
@@ -80,12 +99,14 @@ size_t HashValue(const AttrValue& value) {
           }
           if (const int64_t* i = std::get_if<int64_t>(&v.value)) return HashCombine(s, HashOf(*i));
           return HashCombine(s, std::get<bool>(v.value) ? 2 : 1);
-        } else if constexpr (std::is_same_v<T, ProcessMesh> || std::is_same_v<T, TensorDistAttr>) {
-          return HashCombine(h, v.Hash());
+        } else if constexpr (std::is_same_v<T, Boxed<ProcessMesh>> ||
+                             std::is_same_v<T, Boxed<TensorDistAttr>>) {
+          return HashCombine(h, v.ptr->Hash());
         } else {
-          static_assert(std::is_same_v<T, OperationDistAttr>);
-          size_t s = HashCombine(HashCombine(h, v.mesh.Hash()), HashOf(v.chunk_id));
-          return HashRange(HashRange(s, v.operands), v.results);
+          static_assert(std::is_same_v<T, Boxed<OperationDistAttr>>);
+          const OperationDistAttr& d = *v.ptr;
+          size_t s = HashCombine(HashCombine(h, d.mesh.Hash()), HashOf(d.chunk_id));
+          return HashRange(HashRange(s, d.operands), d.results);
         }
       },
       value);
@@ -180,35 +201,110 @@ const char* AttrKindName(AttrKind kind) {
   return "?";
 }
 
-#define IRM_ATTR_FACTORY(Name, T)             \
-  Attribute Attribute::Name(T v) {            \
-    auto s = std::make_shared<AttrStorage>(); \
-    s->value.emplace<T>(std::move(v));        \
-    s->hash = HashValue(s->value);            \
-    return Attribute(std::move(s));           \
+namespace {
+
+std::shared_ptr<const AttrStorage> NewStorage(AttrValue value) {
+  auto s = std::allocate_shared<AttrStorage>(PoolAllocator<AttrStorage>());
+  s->value = std::move(value);
+  s->hash = HashValue(s->value);
+  return s;
+}
+
+// Immortal storages of the interned values (see the file comment): built on first use, never
+// freed. Their reference counts still move, but no allocation does.
+struct Interned {
+  static constexpr int32_t kMinInt = -8;
+  static constexpr int32_t kMaxInt = 1024;  // op_role values (0x100 | 0x1 ...) fit
+  std::array<std::shared_ptr<const AttrStorage>, 2> bools;
+  std::vector<std::shared_ptr<const AttrStorage>> int32s, int64s;
+  std::vector<std::shared_ptr<const AttrStorage>> data_types, layouts;
+  std::shared_ptr<const AttrStorage> empty_string, undefined_place, cpu_place;
+
+  Interned() {
+    bools = {NewStorage(false), NewStorage(true)};
+    for (int32_t i = kMinInt; i <= kMaxInt; ++i) {
+      int32s.push_back(NewStorage(i));
+      int64s.push_back(NewStorage(static_cast<int64_t>(i)));
+    }
+    for (size_t i = 0; i < std::size(kDataTypeNames); ++i) {
+      data_types.push_back(NewStorage(static_cast<DataType>(i)));
+    }
+    for (int i = 0; i <= static_cast<int>(DataLayout::kStrided); ++i) {
+      layouts.push_back(NewStorage(static_cast<DataLayout>(i)));
+    }
+    empty_string = NewStorage(std::string());
+    undefined_place = NewStorage(Place{});
+    cpu_place = NewStorage(Place::Of(AllocationType::kCpu));
   }
-IRM_ATTR_FACTORY(Bool, bool)
-IRM_ATTR_FACTORY(Int32, int32_t)
-IRM_ATTR_FACTORY(Int64, int64_t)
-IRM_ATTR_FACTORY(Float, float)
-IRM_ATTR_FACTORY(Double, double)
-IRM_ATTR_FACTORY(String, std::string)
-IRM_ATTR_FACTORY(Array, std::vector<Attribute>)
-IRM_ATTR_FACTORY(TypeAttr, Type)
-IRM_ATTR_FACTORY(DataTypeAttr, DataType)
-IRM_ATTR_FACTORY(PlaceAttr, Place)
-IRM_ATTR_FACTORY(DataLayoutAttr, DataLayout)
-IRM_ATTR_FACTORY(Scalar, ScalarValue)
-IRM_ATTR_FACTORY(ProcessMeshAttr, ProcessMesh)
-IRM_ATTR_FACTORY(TensorDist, TensorDistAttr)
-IRM_ATTR_FACTORY(OperationDist, OperationDistAttr)
-#undef IRM_ATTR_FACTORY
+
+  static const Interned& Get() {
+    static const Interned* interned = new Interned;  // immortal: no exit-time destruction order
+    return *interned;
+  }
+  static bool InRange(int64_t v) { return v >= kMinInt && v <= kMaxInt; }
+};
+
+}  // namespace
+
+Attribute Attribute::Bool(bool v) { return Attribute(Interned::Get().bools[v ? 1 : 0]); }
+
+Attribute Attribute::Int32(int32_t v) {
+  if (Interned::InRange(v)) return Attribute(Interned::Get().int32s[v - Interned::kMinInt]);
+  return Attribute(NewStorage(v));
+}
+
+Attribute Attribute::Int64(int64_t v) {
+  if (Interned::InRange(v)) return Attribute(Interned::Get().int64s[v - Interned::kMinInt]);
+  return Attribute(NewStorage(v));
+}
+
+Attribute Attribute::String(std::string v) {
+  if (v.empty()) return Attribute(Interned::Get().empty_string);
+  return Attribute(NewStorage(std::move(v)));
+}
+
+Attribute Attribute::DataTypeAttr(DataType v) {
+  const auto i = static_cast<size_t>(v);
+  if (i < Interned::Get().data_types.size()) return Attribute(Interned::Get().data_types[i]);
+  return Attribute(NewStorage(v));
+}
+
+Attribute Attribute::DataLayoutAttr(DataLayout v) {
+  const auto i = static_cast<size_t>(v);
+  if (i < Interned::Get().layouts.size()) return Attribute(Interned::Get().layouts[i]);
+  return Attribute(NewStorage(v));
+}
+
+Attribute Attribute::PlaceAttr(Place v) {
+  if (v.device == 0 && v.device_type.empty()) {
+    if (v.type == AllocationType::kUndefined) return Attribute(Interned::Get().undefined_place);
+    if (v.type == AllocationType::kCpu) return Attribute(Interned::Get().cpu_place);
+  }
+  return Attribute(NewStorage(std::move(v)));
+}
+
+Attribute Attribute::Float(float v) { return Attribute(NewStorage(v)); }
+Attribute Attribute::Double(double v) { return Attribute(NewStorage(v)); }
+Attribute Attribute::Array(std::vector<Attribute> v) { return Attribute(NewStorage(std::move(v))); }
+Attribute Attribute::TypeAttr(Type v) { return Attribute(NewStorage(std::move(v))); }
+Attribute Attribute::Scalar(ScalarValue v) { return Attribute(NewStorage(std::move(v))); }
 
 Attribute Attribute::IntArrayAttr(std::vector<int64_t> v) {
-  auto s = std::make_shared<AttrStorage>();
-  s->value.emplace<IntArray>(IntArray{std::move(v)});
-  s->hash = HashValue(s->value);
-  return Attribute(std::move(s));
+  return Attribute(NewStorage(IntArray{std::move(v)}));
+}
+
+Attribute Attribute::ProcessMeshAttr(ProcessMesh v) {
+  return Attribute(NewStorage(Boxed<ProcessMesh>{std::make_unique<ProcessMesh>(std::move(v))}));
+}
+
+Attribute Attribute::TensorDist(TensorDistAttr v) {
+  return Attribute(
+      NewStorage(Boxed<TensorDistAttr>{std::make_unique<TensorDistAttr>(std::move(v))}));
+}
+
+Attribute Attribute::OperationDist(OperationDistAttr v) {
+  return Attribute(
+      NewStorage(Boxed<OperationDistAttr>{std::make_unique<OperationDistAttr>(std::move(v))}));
 }
 
 AttrKind Attribute::kind() const {
@@ -230,10 +326,17 @@ IRM_ATTR_ACCESSOR(AsDataType, DataType)
 IRM_ATTR_ACCESSOR(AsPlace, Place)
 IRM_ATTR_ACCESSOR(AsDataLayout, DataLayout)
 IRM_ATTR_ACCESSOR(AsScalar, ScalarValue)
-IRM_ATTR_ACCESSOR(AsProcessMesh, ProcessMesh)
-IRM_ATTR_ACCESSOR(AsTensorDist, TensorDistAttr)
-IRM_ATTR_ACCESSOR(AsOperationDist, OperationDistAttr)
 #undef IRM_ATTR_ACCESSOR
+
+#define IRM_BOXED_ACCESSOR(Name, T)                                                   \
+  const T* Attribute::Name() const {                                                  \
+    const auto* boxed = storage_ ? std::get_if<Boxed<T>>(&storage_->value) : nullptr; \
+    return boxed != nullptr ? boxed->ptr.get() : nullptr;                             \
+  }
+IRM_BOXED_ACCESSOR(AsProcessMesh, ProcessMesh)
+IRM_BOXED_ACCESSOR(AsTensorDist, TensorDistAttr)
+IRM_BOXED_ACCESSOR(AsOperationDist, OperationDistAttr)
+#undef IRM_BOXED_ACCESSOR
 
 size_t Attribute::Hash() const { return storage_ ? storage_->hash : 0; }
 

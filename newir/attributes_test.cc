@@ -129,5 +129,52 @@ TEST(AttributesTest, DistAttributes) {
   EXPECT_FALSE(ReduceTypeFromInt(7).has_value());
 }
 
+// Small values share interned storage, larger ones are allocated: both kinds must compare, hash
+// and read back alike, at the edges of the interned ranges too.
+TEST(AttributesTest, InternedAndAllocatedValuesAgree) {
+  for (int64_t v : {-9, -8, 0, 1, 256, 1024, 1025, 1 << 20}) {
+    const auto i32 = static_cast<int32_t>(v);
+    EXPECT_EQ(Attribute::Int32(i32), Attribute::Int32(i32)) << v;
+    EXPECT_EQ(Attribute::Int32(i32).Hash(), Attribute::Int32(i32).Hash()) << v;
+    EXPECT_EQ(*Attribute::Int32(i32).AsInt32(), i32);
+    EXPECT_EQ(*Attribute::Int64(v).AsInt64(), v);
+    EXPECT_NE(Attribute::Int32(i32), Attribute::Int64(v)) << v;
+    EXPECT_NE(Attribute::Int32(i32), Attribute::Int32(i32 + 1)) << v;
+  }
+  EXPECT_EQ(Attribute::Int32(1024).ToString(), "(Int32)1024");
+  EXPECT_EQ(Attribute::Int64(1025).ToString(), "(Int64)1025");
+  EXPECT_EQ(*Attribute::Bool(true).AsBool(), true);
+  EXPECT_NE(Attribute::Bool(true), Attribute::Bool(false));
+  EXPECT_EQ(Attribute::String(""), Attribute::String(std::string()));
+  EXPECT_NE(Attribute::String(""), Attribute::String(" "));
+  EXPECT_EQ(Attribute::String("").ToString(), "\"\"");
+  EXPECT_EQ(*Attribute::DataTypeAttr(DataType::kFloat8E5M2).AsDataType(), DataType::kFloat8E5M2);
+  EXPECT_EQ(Attribute::DataLayoutAttr(DataLayout::kStrided).ToString(),
+            "(pd_op.DataLayout)STRIDED");
+  const Place gpu1 = Place::Of(AllocationType::kGpu, 1);
+  const Place cpu = Place::Of(AllocationType::kCpu);
+  EXPECT_EQ(*Attribute::PlaceAttr(gpu1).AsPlace(), gpu1);
+  EXPECT_EQ(*Attribute::PlaceAttr(cpu).AsPlace(), cpu);
+  EXPECT_EQ(Attribute::PlaceAttr(Place{}).ToString(), "(pd_op.Place)Place(undefined:0)");
+  EXPECT_NE(Attribute::PlaceAttr(cpu), Attribute::PlaceAttr(Place::Of(AllocationType::kCpu, 1)));
+  Place custom{AllocationType::kCpu, 0, "npu"};
+  EXPECT_EQ(Attribute::PlaceAttr(custom).AsPlace()->device_type, "npu");
+  EXPECT_NE(Attribute::PlaceAttr(custom), Attribute::PlaceAttr(cpu));
+}
+
+// Dist values live out of line: equality and hashing still go by content, not by address.
+TEST(AttributesTest, DistValuesCompareByContent) {
+  const ProcessMesh mesh{{2}, {0, 1}, {}};
+  EXPECT_EQ(Attribute::ProcessMeshAttr(mesh), Attribute::ProcessMeshAttr(mesh));
+  EXPECT_EQ(Attribute::ProcessMeshAttr(mesh).Hash(), Attribute::ProcessMeshAttr(mesh).Hash());
+  EXPECT_EQ(*Attribute::ProcessMeshAttr(mesh).AsProcessMesh(), mesh);
+  const TensorDistAttr td{mesh, {0, -1}, {}, std::nullopt};
+  EXPECT_EQ(Attribute::TensorDist(td), Attribute::TensorDist(td));
+  EXPECT_EQ(*Attribute::TensorDist(td).AsTensorDist(), td);
+  EXPECT_EQ(Attribute::TensorDist(td).AsProcessMesh(), nullptr);
+  EXPECT_EQ(Attribute::Int32(0).AsTensorDist(), nullptr);
+  EXPECT_EQ(Attribute::TensorDist(td).kind(), AttrKind::kTensorDist);
+}
+
 }  // namespace
 }  // namespace irm::newir

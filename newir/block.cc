@@ -6,9 +6,8 @@
 namespace irm::newir {
 
 Block::~Block() {
-  // Drop every reference first so that ops die in any order without touching freed values, then
-  // free the ops back to front.
-  for (Operation* op = first_; op != nullptr; op = op->next_) op->DropAllReferences();
+  // Back to front, so that each op's uses are gone before its results die (any order would be
+  // safe: see ~Operation) and each dying slot is usually the head of its value's use list.
   Operation* op = last_;
   while (op != nullptr) {
     Operation* prev = op->prev_;

@@ -11,4 +11,11 @@ Operation* Builder::Create(std::string name, const std::vector<Value*>& operands
                                   num_regions, info));
 }
 
+Operation* Builder::Create(const OpInfo& info, const std::vector<Value*>& operands,
+                           const std::vector<Type>& result_types, AttributeMap attributes,
+                           size_t num_regions) {
+  return Insert(Operation::Create(info.name, operands, result_types, std::move(attributes),
+                                  num_regions, &info));
+}
+
 }  // namespace irm::newir

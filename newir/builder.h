@@ -46,6 +46,10 @@ class Builder {
   Operation* Create(std::string name, const std::vector<Value*>& operands,
                     const std::vector<Type>& result_types, AttributeMap attributes = {},
                     size_t num_regions = 0);
+  // The same for a registered op whose table entry is at hand: no look-up by name.
+  Operation* Create(const OpInfo& info, const std::vector<Value*>& operands,
+                    const std::vector<Type>& result_types, AttributeMap attributes = {},
+                    size_t num_regions = 0);
   // Inserts a detached op at the insertion point.
   Operation* Insert(std::unique_ptr<Operation> op) {
     return block_->Insert(before_, std::move(op));

@@ -42,12 +42,10 @@ std::unique_ptr<Operation> Operation::Create(std::string name, const std::vector
   return op;
 }
 
-Operation::~Operation() {
-  // Regions first: their ops may read this op's operands' values but never its results (a region
-  // sees enclosing values only), and dropping references first makes any order safe.
-  DropAllReferences();
-  regions_.clear();
-}
+// No DropAllReferences here: a dying value empties the slots that still read it and a dying slot
+// unlinks itself from its (then necessarily live) value, so ops and values may die in any order.
+// Dropping first would walk every op of a program twice more while it is freed.
+Operation::~Operation() { regions_.clear(); }
 
 std::string_view Operation::dialect() const {
   const size_t dot = name_.find('.');
@@ -147,9 +145,14 @@ void Operation::Walk(const std::function<void(Operation*)>& fn) {
 }
 
 void Operation::DropAllReferences() {
-  Walk([](Operation* op) {
+  auto drop = [](Operation* op) {
     for (uint32_t i = 0; i < op->num_operands_; ++i) op->operands_[i].Set(nullptr);
-  });
+  };
+  if (regions_.empty()) {
+    drop(this);  // the common case, without Walk's worklist
+    return;
+  }
+  Walk(drop);
 }
 
 std::unique_ptr<Operation> Operation::Clone(IrMapping& mapping) const {

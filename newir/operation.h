@@ -21,6 +21,7 @@ struct OpInfo;
 
 class Operation {
  public:
+  IRM_POOLED_NEW_DELETE
   // `info` is the op's table entry, or null for an op kept opaquely (unregistered).
   static std::unique_ptr<Operation> Create(std::string name, const std::vector<Value*>& operands,
                                            const std::vector<Type>& result_types,
@@ -92,7 +93,7 @@ class Operation {
   uint64_t id_;
   std::unique_ptr<OpOperand[]> operands_;
   uint32_t num_operands_ = 0;
-  std::vector<std::unique_ptr<Value>> results_;
+  std::vector<std::unique_ptr<Value>, detail::PoolAllocator<std::unique_ptr<Value>>> results_;
   AttributeMap attributes_;
   std::vector<std::unique_ptr<Region>> regions_;
   // Intrusive list links, owned by the parent block.

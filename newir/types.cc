@@ -144,8 +144,31 @@ std::shared_ptr<TypeStorage> TensorStorage(TypeKind kind, Type dtype, std::vecto
 
 Type Type::DenseTensor(Type dtype, std::vector<int64_t> dims, DataLayout layout, LoD lod,
                        size_t offset) {
-  return Type(TensorStorage(TypeKind::kDenseTensor, std::move(dtype), std::move(dims), layout,
-                            std::move(lod), offset));
+  if (!lod.empty() || offset != 0) {
+    return Type(TensorStorage(TypeKind::kDenseTensor, std::move(dtype), std::move(dims), layout,
+                              std::move(lod), offset));
+  }
+  // A program's tensors have few distinct types: one storage serves every equal one, from a
+  // per-thread direct-mapped cache of recent ones. A hit allocates nothing; the cache's size
+  // bounds what it keeps alive. Sharing is invisible: types compare and hash by content.
+  struct Cache {
+    std::array<std::shared_ptr<const TypeStorage>, 1024> slots;
+  };
+  thread_local Cache cache;
+  TypeStorage probe;
+  probe.kind = TypeKind::kDenseTensor;
+  probe.dtype = std::move(dtype);
+  probe.dims = std::move(dims);
+  probe.layout = layout;
+  probe.hash = ComputeHash(probe);
+  std::shared_ptr<const TypeStorage>& slot = cache.slots[probe.hash % cache.slots.size()];
+  if (slot != nullptr && slot->hash == probe.hash && slot->dtype == probe.dtype &&
+      slot->dims == probe.dims && slot->layout == probe.layout && slot->lod.empty() &&
+      slot->offset == 0 && slot->kind == TypeKind::kDenseTensor) {
+    return Type(slot);
+  }
+  slot = std::make_shared<const TypeStorage>(std::move(probe));
+  return Type(slot);
 }
 
 Type Type::Vector(std::vector<Type> elements) {

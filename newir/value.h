@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "newir/attributes.h"
+#include "newir/ir_pool.h"
 #include "newir/types.h"
 
 namespace irm::newir {
@@ -20,12 +21,15 @@ class Block;
 class Operation;
 class Value;
 
-// Attributes kept sorted by name (Paddle prints them in std::map order).
-using AttributeMap = std::map<std::string, Attribute, std::less<>>;
+// Attributes kept sorted by name (Paddle prints them in std::map order). Nodes come from the IR's
+// pools (ir_pool.h): a program holds one map per op.
+using AttributeMap = std::map<std::string, Attribute, std::less<>,
+                              detail::PoolAllocator<std::pair<const std::string, Attribute>>>;
 
 // One operand slot of an operation. A slot may hold no value (an absent optional operand).
 class OpOperand {
  public:
+  IRM_POOLED_NEW_DELETE
   OpOperand() = default;
   OpOperand(const OpOperand&) = delete;
   OpOperand& operator=(const OpOperand&) = delete;
@@ -55,6 +59,7 @@ class OpOperand {
 class Value {
  public:
   enum class Kind { kOpResult, kBlockArgument, kBlockKwarg };
+  IRM_POOLED_NEW_DELETE
 
   Value(const Value&) = delete;
   Value& operator=(const Value&) = delete;

@@ -1,6 +1,9 @@
 // Views over ProgramDesc messages and the per-block variable index.
 #include "oldir/program.h"
 
+#include <bit>
+#include <functional>
+
 #include <fmt/format.h>
 
 namespace irm::oldir {
@@ -131,9 +134,17 @@ std::optional<Var> Block::FindVar(std::string_view name) const {
     return std::nullopt;
   }
   const Program::VarIndex& index = program_->var_index_[position_];
-  auto it = index.find(name);
-  if (it == index.end() || it->second >= desc_->vars_size()) return std::nullopt;
-  return Var(&desc_->vars(it->second));
+  const size_t hash = std::hash<std::string_view>{}(name);
+  const size_t mask = index.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Program::VarSlot& slot = index[i];
+    if (slot.position < 0) return std::nullopt;
+    // A position past the vars (some were removed without a Reindex) matches nothing.
+    if (slot.hash == hash && slot.position < desc_->vars_size() &&
+        desc_->vars(slot.position).name() == name) {
+      return Var(&desc_->vars(slot.position));
+    }
+  }
 }
 
 std::optional<Var> Block::FindVarRecursive(std::string_view name) const {
@@ -180,10 +191,20 @@ void Program::Reindex() {
   for (int b = 0; b < desc_->blocks_size(); ++b) {
     const proto::BlockDesc& block = desc_->blocks(b);
     VarIndex& index = var_index_[b];
-    index.reserve(block.vars_size());
+    index.assign(std::bit_ceil(2 * static_cast<size_t>(block.vars_size()) + 2), VarSlot{});
+    const size_t mask = index.size() - 1;
     for (int v = 0; v < block.vars_size(); ++v) {
-      // The first declaration wins; the validator reports duplicates.
-      index.emplace(block.vars(v).name(), v);
+      const std::string& name = block.vars(v).name();
+      const size_t hash = std::hash<std::string_view>{}(name);
+      for (size_t i = hash & mask;; i = (i + 1) & mask) {
+        VarSlot& slot = index[i];
+        if (slot.position < 0) {
+          slot = {hash, v};
+          break;
+        }
+        // The first declaration wins; the validator reports duplicates.
+        if (slot.hash == hash && block.vars(slot.position).name() == name) break;
+      }
     }
   }
 }

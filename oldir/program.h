@@ -159,11 +159,17 @@ class Program {
 
  private:
   friend class Block;
-  using VarIndex = std::unordered_map<std::string_view, int>;
+  // Var name -> position in vars, by open addressing over a power-of-two table at most half
+  // full (program.cc): a look-up is one short probe run, with no nodes to chase.
+  struct VarSlot {
+    size_t hash = 0;
+    int position = -1;  // -1: empty
+  };
+  using VarIndex = std::vector<VarSlot>;
 
   std::unique_ptr<google::protobuf::Arena> arena_;
   proto::ProgramDesc* desc_ = nullptr;  // owned by arena_
-  std::vector<VarIndex> var_index_;     // per block position: var name -> position in vars
+  std::vector<VarIndex> var_index_;     // per block position
 };
 
 // Location of an op or var for diagnostics.

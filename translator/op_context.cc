@@ -2,6 +2,8 @@
 #include "translator/op_context.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -46,21 +48,57 @@ std::vector<std::string> NonEmpty(const oldir::Op::Names* names) {
 
 // ---- Scope --------------------------------------------------------------------------------------
 
-const Binding* Scope::FindLocal(const std::string& name) const {
-  auto it = bindings_.find(name);
-  return it == bindings_.end() ? nullptr : &it->second;
+Scope::Slot& Scope::SlotOf(std::string_view name, size_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    Slot& slot = slots_[i];
+    if (slot.entry == 0) return slot;
+    if (slot.hash == hash && entries_[slot.entry - 1].name == name) return slot;
+  }
 }
 
-const Binding* Scope::Find(const std::string& name) const {
+void Scope::Grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
+  for (const Slot& s : old) {
+    if (s.entry != 0) SlotOf(entries_[s.entry - 1].name, s.hash) = s;
+  }
+}
+
+const Binding* Scope::FindLocal(std::string_view name) const {
+  if (slots_.empty()) return nullptr;
+  const Slot& slot = SlotOf(name, std::hash<std::string_view>{}(name));
+  return slot.entry == 0 ? nullptr : &entries_[slot.entry - 1].binding;
+}
+
+const Binding* Scope::Find(std::string_view name) const {
+  const size_t hash = std::hash<std::string_view>{}(name);
   for (const Scope* s = this; s != nullptr; s = s->parent_) {
-    if (const Binding* b = s->FindLocal(name)) return b;
+    if (s->slots_.empty()) continue;
+    const Slot& slot = s->SlotOf(name, hash);
+    if (slot.entry != 0) return &s->entries_[slot.entry - 1].binding;
   }
   return nullptr;
 }
 
-void Scope::Bind(const std::string& name, Binding binding) {
-  auto [it, inserted] = bindings_.insert_or_assign(name, std::move(binding));
-  if (inserted) order_.push_back(name);
+void Scope::Bind(std::string_view name, Binding binding) {
+  // At most half full, so probes stay short.
+  if (2 * (entries_.size() + 1) > slots_.size()) Grow();
+  const size_t hash = std::hash<std::string_view>{}(name);
+  Slot& slot = SlotOf(name, hash);
+  if (slot.entry != 0) {
+    entries_[slot.entry - 1].binding = std::move(binding);
+    return;
+  }
+  entries_.push_back({std::string(name), std::move(binding)});
+  slot = {hash, static_cast<uint32_t>(entries_.size())};
+}
+
+std::vector<std::string_view> Scope::bound_names() const {
+  std::vector<std::string_view> names;
+  names.reserve(entries_.size());
+  for (const Entry& e : entries_) names.emplace_back(e.name);
+  return names;
 }
 
 // ---- OpContext ----------------------------------------------------------------------------------
@@ -75,6 +113,21 @@ OpContext::OpContext(ProgramState& state, const oldir::Block& block, int op_inde
       target_(target),
       scope_(scope) {
   builder_.SetInsertionPointToEnd(target);
+  if (const auto* role = op_.FindAttr("op_role"); role != nullptr && role->has_i()) {
+    op_role_ = Attribute::Int32(role->i());
+  }
+  if (const auto* chunk = op_.FindAttr("chunk_id"); chunk != nullptr && chunk->has_i()) {
+    chunk_id_ = Attribute::Int32(chunk->i());
+  }
+}
+
+bool OpContext::HasInput(std::string_view slot) const {
+  if (const oldir::Op::Names* names = op_.Input(slot)) {
+    for (const std::string& name : *names) {
+      if (!IsEmptyName(name)) return true;
+    }
+  }
+  return false;
 }
 
 Location OpContext::location() const {
@@ -114,7 +167,9 @@ StatusOr<Value*> OpContext::ValueOf(const std::string& name) {
   // Read before any write: a parameter when persistable, else a program input. Both go to the
   // prologue of the top block, in the order of first use, so they dominate every use.
   IRM_ASSIGN_OR_RETURN(const oldir::Var var, VarOf(name));
-  IRM_ASSIGN_OR_RETURN(Type type, TypeOfName(name));
+  StatusOr<Type> var_type = TypeOfVar(var);  // as TypeOfName, without looking the var up again
+  if (!var_type.ok()) return Error(var_type.status().message());
+  const Type type = std::move(var_type).value();
   newir::Block& top = state_.program.block();
   newir::Builder prologue(top);
   if (state_.prologue_end == nullptr) {
@@ -140,21 +195,43 @@ StatusOr<Value*> OpContext::ValueOf(const std::string& name) {
   return binding.value;
 }
 
-StatusOr<Value*> OpContext::Input(std::string_view slot) {
-  const std::vector<std::string> names = InputNames(slot);
-  if (names.size() != 1) {
-    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, names.size()));
+namespace {
+
+// The non-empty names of a slot, counted, and the first of them: what Input and OptionalInput
+// need, without copying the names.
+struct SlotVars {
+  const std::string* first = nullptr;
+  size_t count = 0;
+};
+
+SlotVars VarsOf(const oldir::Op::Names* names) {
+  SlotVars vars;
+  if (names == nullptr) return vars;
+  for (const std::string& name : *names) {
+    if (IsEmptyName(name)) continue;
+    if (vars.first == nullptr) vars.first = &name;
+    ++vars.count;
   }
-  return ValueOf(names[0]);
+  return vars;
+}
+
+}  // namespace
+
+StatusOr<Value*> OpContext::Input(std::string_view slot) {
+  const SlotVars vars = VarsOf(op_.Input(slot));
+  if (vars.count != 1) {
+    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, vars.count));
+  }
+  return ValueOf(*vars.first);
 }
 
 StatusOr<Value*> OpContext::OptionalInput(std::string_view slot) {
-  const std::vector<std::string> names = InputNames(slot);
-  if (names.empty()) return static_cast<Value*>(nullptr);
-  if (names.size() != 1) {
-    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, names.size()));
+  const SlotVars vars = VarsOf(op_.Input(slot));
+  if (vars.count == 0) return static_cast<Value*>(nullptr);
+  if (vars.count != 1) {
+    return Error(fmt::format("input slot '{}' must hold one var, not {}", slot, vars.count));
   }
-  return ValueOf(names[0]);
+  return ValueOf(*vars.first);
 }
 
 StatusOr<std::vector<Value*>> OpContext::Inputs(std::string_view slot) {
@@ -195,21 +272,27 @@ StatusOr<newir::AttributeMap> OpContext::AttributesFor(const newir::OpInfo& info
   return attrs;
 }
 
+void OpContext::AddCommonAttributes(newir::AttributeMap& attributes, size_t num_results) const {
+  if (op_role_) attributes.emplace("op_role", op_role_);
+  if (chunk_id_) attributes.emplace("chunk_id", chunk_id_);
+  if (num_results != 0 && !attributes.contains(kLegacyVarNamesAttr)) {
+    attributes.emplace(kLegacyVarNamesAttr, Attribute::Array(std::vector<Attribute>(
+                                                num_results, Attribute::String(""))));
+  }
+}
+
 Operation* OpContext::Emit(std::string name, const std::vector<Value*>& operands,
                            const std::vector<Type>& result_types, newir::AttributeMap attributes,
                            size_t num_regions) {
-  if (const auto* role = op_.FindAttr("op_role"); role != nullptr && role->has_i()) {
-    attributes.emplace("op_role", Attribute::Int32(role->i()));
-  }
-  if (const auto* chunk = op_.FindAttr("chunk_id"); chunk != nullptr && chunk->has_i()) {
-    attributes.emplace("chunk_id", Attribute::Int32(chunk->i()));
-  }
-  if (!result_types.empty()) {
-    attributes.emplace(kLegacyVarNamesAttr, Attribute::Array(std::vector<Attribute>(
-                                                result_types.size(), Attribute::String(""))));
-  }
+  AddCommonAttributes(attributes, result_types.size());
   return builder_.Create(std::move(name), operands, result_types, std::move(attributes),
                          num_regions);
+}
+
+Operation* OpContext::Emit(const newir::OpInfo& info, const std::vector<Value*>& operands,
+                           const std::vector<Type>& result_types, newir::AttributeMap attributes) {
+  AddCommonAttributes(attributes, result_types.size());
+  return builder_.Create(info, operands, result_types, std::move(attributes));
 }
 
 Operation* OpContext::EmitInto(newir::Block& block, std::string name,
@@ -222,15 +305,37 @@ Operation* OpContext::EmitInto(newir::Block& block, std::string name,
   return op;
 }
 
+namespace {
+
+// The registry's pd_op ops by their name without the dialect prefix (in-place ones keep their
+// trailing `_`): built once, so that a look-up per legacy op neither formats a name nor walks the
+// registry's ordered map.
+const std::unordered_map<std::string_view, const newir::OpInfo*>& PdOpsByShortName() {
+  static const auto* const index = [] {
+    auto* ops = new std::unordered_map<std::string_view, const newir::OpInfo*>;
+    constexpr std::string_view kPrefix = "pd_op.";
+    for (const newir::OpInfo* info : newir::OpRegistry::Global().OpsOfDialect("pd_op")) {
+      const std::string_view name = info->name;
+      if (name.starts_with(kPrefix)) ops->emplace(name.substr(kPrefix.size()), info);
+    }
+    return ops;
+  }();
+  return *index;
+}
+
+}  // namespace
+
 StatusOr<const newir::OpInfo*> OpContext::LookUp(std::string_view name, bool inplace) const {
-  const newir::OpRegistry& registry = newir::OpRegistry::Global();
-  const std::string plain = fmt::format("pd_op.{}", name);
+  const auto& ops = PdOpsByShortName();
   if (inplace) {
-    if (const newir::OpInfo* info = registry.Lookup(plain + "_")) return info;
+    std::string inplace_name;
+    inplace_name.reserve(name.size() + 1);
+    inplace_name.append(name).push_back('_');
+    if (auto it = ops.find(inplace_name); it != ops.end()) return it->second;
   }
-  if (const newir::OpInfo* info = registry.Lookup(plain)) return info;
+  if (auto it = ops.find(name); it != ops.end()) return it->second;
   return Status(StatusCode::kInternal, location(),
-                fmt::format("the op-compat table names '{}', which is not registered", plain));
+                fmt::format("the op-compat table names 'pd_op.{}', which is not registered", name));
 }
 
 Value* OpContext::FullScalar(double value, newir::DataType dtype) {
@@ -549,7 +654,7 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
     attrs.emplace("stop_gradient", Attribute::Array(std::move(stop_attr)));
     attrs.emplace("persistable", Attribute::Array(std::move(persistable_attr)));
   }
-  Operation* op = ctx.Emit(info.name, operands, result_types, std::move(attrs));
+  Operation* op = ctx.Emit(info, operands, result_types, std::move(attrs));
   for (size_t i = 0; i < info.results.size(); ++i) {
     if (info.results[i].variadic) {
       const std::vector<Value*> parts = ctx.Split(op->result(i));

@@ -6,6 +6,8 @@
 // value and whether the value still is a parameter's own storage (in-place updates keep it).
 #pragma once
 
+#include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,20 +30,34 @@ struct Binding {
   std::string storage;
 };
 
-// Name bindings of one block being translated, over those of the enclosing blocks.
+// Name bindings of one block being translated, over those of the enclosing blocks. A program of
+// 50k ops binds ~100k names, looked up several times per op: an open-addressing table of
+// (hash, entry) slots over stable entries keeps a lookup to about two cache misses.
 class Scope {
  public:
   explicit Scope(const Scope* parent = nullptr) : parent_(parent) {}
-  const Binding* Find(const std::string& name) const;
-  const Binding* FindLocal(const std::string& name) const;
-  void Bind(const std::string& name, Binding binding);
+  const Binding* Find(std::string_view name) const;
+  const Binding* FindLocal(std::string_view name) const;
+  void Bind(std::string_view name, Binding binding);
   // Names bound in this block, in the order of their first binding here.
-  const std::vector<std::string>& bound_names() const { return order_; }
+  std::vector<std::string_view> bound_names() const;
 
  private:
+  struct Entry {
+    std::string name;
+    Binding binding;
+  };
+  struct Slot {
+    size_t hash = 0;
+    uint32_t entry = 0;  // 1 + index into entries_; 0 for an empty slot
+  };
+  // The slot holding `name`, or the empty slot where it would go.
+  Slot& SlotOf(std::string_view name, size_t hash) const;
+  void Grow();
+
   const Scope* parent_;
-  std::unordered_map<std::string, Binding> bindings_;
-  std::vector<std::string> order_;
+  std::deque<Entry> entries_;  // in order of first binding; never moves
+  mutable std::vector<Slot> slots_;
 };
 
 // What the whole translation of one program shares.
@@ -77,7 +93,7 @@ class OpContext {
   // The argument names of a slot, without empty and @EMPTY@ ones.
   std::vector<std::string> InputNames(std::string_view slot) const;
   std::vector<std::string> OutputNames(std::string_view slot) const;
-  bool HasInput(std::string_view slot) const { return !InputNames(slot).empty(); }
+  bool HasInput(std::string_view slot) const;
   // The value of a name as this op sees it.
   StatusOr<newir::Value*> ValueOf(const std::string& name);
   // The single argument of a slot (error when the slot holds none or several).
@@ -105,6 +121,10 @@ class OpContext {
   newir::Operation* Emit(std::string name, const std::vector<newir::Value*>& operands,
                          const std::vector<newir::Type>& result_types,
                          newir::AttributeMap attributes = {}, size_t num_regions = 0);
+  // The same for a registered op whose table entry is at hand (no look-up by name).
+  newir::Operation* Emit(const newir::OpInfo& info, const std::vector<newir::Value*>& operands,
+                         const std::vector<newir::Type>& result_types,
+                         newir::AttributeMap attributes = {});
   // The same at the end of another block (a region of an op this one emitted).
   newir::Operation* EmitInto(newir::Block& block, std::string name,
                              const std::vector<newir::Value*>& operands,
@@ -142,6 +162,12 @@ class OpContext {
   newir::Block& target_;
   Scope& scope_;
   newir::Builder builder_;
+  // The op's op_role and chunk_id as new-IR attributes (null when absent), read once: every op
+  // emitted for it carries them.
+  newir::Attribute op_role_;
+  newir::Attribute chunk_id_;
+  // Adds op_role, chunk_id and an empty legacy name per result to `attributes`.
+  void AddCommonAttributes(newir::AttributeMap& attributes, size_t num_results) const;
 };
 
 // The attributes of the pd_op.data that stands for program input `var` (a tensor-like var).

@@ -64,7 +64,7 @@ void StoreParameters(ProgramState& state, const Scope& root) {
   // Several parameters stored from one op's results follow it in the order of their names'
   // first writes.
   std::unordered_map<newir::Operation*, newir::Operation*> last_stored;
-  for (const std::string& name : root.bound_names()) {
+  for (const std::string_view name : root.bound_names()) {
     const Binding* b = root.FindLocal(name);
     std::optional<oldir::Var> var = block.FindVar(name);
     if (!var || !var->persistable() || b->storage == name) continue;
@@ -73,7 +73,7 @@ void StoreParameters(ProgramState& state, const Scope& root) {
     newir::Builder builder(state.program.block());
     newir::Operation*& after = last_stored[producer];
     builder.SetInsertionPointAfter(after != nullptr ? *after : *producer);
-    newir::AttributeMap attrs = {{"parameter_name", newir::Attribute::String(name)}};
+    newir::AttributeMap attrs = {{"parameter_name", newir::Attribute::String(std::string(name))}};
     if (const newir::Attribute role = producer->attribute("op_role"); !role.IsNull()) {
       attrs.emplace("op_role", role);
     }
