@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -20,7 +21,9 @@ namespace {
 // The readers of the configuration and of the manifest take a path: one scratch file per process.
 const std::string& ScratchPath() {
   static const std::string path = [] {
-    std::string name = "/tmp/irm_deadcode_json_fuzzer_" + std::to_string(getpid()) + ".json";
+    std::string name = (std::filesystem::temp_directory_path() /
+                        ("irm_deadcode_json_fuzzer_" + std::to_string(getpid()) + ".json"))
+                           .string();
     std::atexit([] { std::remove(ScratchPath().c_str()); });
     return name;
   }();

@@ -15,13 +15,6 @@
 namespace irm::deadcode {
 namespace {
 
-constexpr std::string_view kLocals = ".<locals>.";
-
-std::string OuterFunctionKey(const std::string& key) {
-  const size_t at = key.rfind(kLocals);
-  return at == std::string::npos ? "" : key.substr(0, at);
-}
-
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
@@ -45,7 +38,9 @@ class Analysis {
  public:
   Analysis(const std::vector<FileModel>& files, const DeadcodeConfig& config,
            const EvidenceLookup& evidence)
-      : files_(files), config_(config), evidence_(evidence), index_(files) {}
+      : files_(files), config_(config), evidence_(evidence), index_(files) {
+    for (const FileModel& file : files_) language_of_.emplace(file.file, file.language);
+  }
 
   DeadcodeReport Run();
 
@@ -80,6 +75,11 @@ class Analysis {
   std::map<std::string, FunctionTwin> function_twins_;  // legacy key → its twin
   std::set<std::string> twin_keys_;                     // functions that are some unit's twin
   std::map<std::string, RegistrationTwin> registration_twins_;  // node → pair
+  // Per file, the legacy registrations with a twin: their range and node (top-level references
+  // inside one go with it).
+  std::map<std::string, std::vector<std::pair<SourceRange, std::string>>> removed_registrations_;
+  std::set<std::string> overload_keys_;          // both sides of overload twins
+  std::map<std::string, Language> language_of_;  // by file
   std::map<std::string, std::vector<const ResolvedReference*>> incoming_;
   std::map<std::string, std::vector<const ResolvedReference*>> outgoing_;
   std::set<std::string> removed_;      // function keys
@@ -95,17 +95,21 @@ void Analysis::CollectCandidates() {
   for (const auto& pairs :
        {MatchNamedTwins(index_, config_), MatchOverloadTwins(index_, config_)}) {
     for (const FunctionTwin& pair : pairs) {
-      if (function_twins_.emplace(pair.legacy->key, pair).second) twin_keys_.insert(pair.twin->key);
+      if (!function_twins_.emplace(pair.legacy->key, pair).second) continue;
+      twin_keys_.insert(pair.twin->key);
+      if (pair.rule == "overload") overload_keys_.insert({pair.legacy->key, pair.twin->key});
+    }
+  }
+  std::map<const Registration*, std::string> node_of;
+  for (const FileModel& file : files_) {
+    for (size_t i = 0; i < file.registrations.size(); ++i) {
+      node_of[&file.registrations[i]] = fmt::format("r:{}#{}", file.file, i);
     }
   }
   for (const RegistrationTwin& pair : MatchRegistrationTwins(files_)) {
-    for (const FileModel& file : files_) {
-      for (size_t i = 0; i < file.registrations.size(); ++i) {
-        if (&file.registrations[i] == pair.legacy) {
-          registration_twins_.emplace(fmt::format("r:{}#{}", file.file, i), pair);
-        }
-      }
-    }
+    const std::string& node = node_of.at(pair.legacy);
+    registration_twins_.emplace(node, pair);
+    removed_registrations_[pair.legacy->file].emplace_back(pair.legacy->range, node);
   }
   for (const ResolvedReference& reference : index_.references()) {
     const std::string& from = reference.reference->from;
@@ -146,10 +150,10 @@ std::optional<std::string> Analysis::RemovalSource(const ResolvedReference& reso
     return fmt::format("b:{}#{}", resolved.file->file, reference.legacy_branches.front());
   }
   if (reference.from.empty()) {
-    for (const auto& [node, pair] : registration_twins_) {
-      if (pair.legacy->file == resolved.file->file &&
-          pair.legacy->range.Contains(reference.line, reference.column)) {
-        return node;
+    auto registrations = removed_registrations_.find(resolved.file->file);
+    if (registrations != removed_registrations_.end()) {
+      for (const auto& [range, node] : registrations->second) {
+        if (range.Contains(reference.line, reference.column)) return node;
       }
     }
   }
@@ -379,19 +383,8 @@ void Analysis::ComputeDeletable() {
 }
 
 std::string Analysis::DisplayName(const FunctionUnit& function) const {
-  if (!function_twins_.contains(function.key) && !twin_keys_.contains(function.key)) {
-    return function.qualname;
-  }
-  for (const auto& [key, pair] : function_twins_) {
-    if (pair.rule == "overload" && (pair.legacy == &function || pair.twin == &function)) {
-      std::string params;
-      for (const std::string& type : function.parameter_types) {
-        params += (params.empty() ? "" : ", ") + type;
-      }
-      return function.qualname + "(" + params + ")";
-    }
-  }
-  return function.qualname;
+  if (!overload_keys_.contains(function.key)) return function.qualname;
+  return fmt::format("{}({})", function.qualname, fmt::join(function.parameter_types, ", "));
 }
 
 std::string Analysis::ScopeDisplay(const FileModel& file, const std::string& function_key) const {
@@ -422,10 +415,9 @@ std::vector<Caller> Analysis::CallersOf(const std::string& key) const {
 }
 
 Language Analysis::LanguageOf(const std::string& file) const {
-  for (const FileModel& model : files_) {
-    if (model.file == file) return model.language;
-  }
-  return Language::kCpp;  // a header known only through the units a TU reported in it
+  auto it = language_of_.find(file);
+  // A header known only through the units a TU reported in it is C++.
+  return it == language_of_.end() ? Language::kCpp : it->second;
 }
 
 std::string Analysis::StatusOf(bool removed, bool verified, const std::string& key) const {

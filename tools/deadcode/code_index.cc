@@ -23,17 +23,14 @@ std::string JoinFrom(const std::vector<std::string>& parts, size_t first) {
   return out;
 }
 
-constexpr std::string_view kLocals = ".<locals>.";
+int RangeSize(const SourceRange& r) { return (r.end_line - r.start_line) * 100000 + r.end_column; }
 
-// "m.C.f.<locals>.g" → "m.C.f"; "" when the key is not a nested function's.
+}  // namespace
+
 std::string OuterFunctionKey(const std::string& key) {
   const size_t at = key.rfind(kLocals);
   return at == std::string::npos ? "" : key.substr(0, at);
 }
-
-int RangeSize(const SourceRange& r) { return (r.end_line - r.start_line) * 100000 + r.end_column; }
-
-}  // namespace
 
 CodeIndex::CodeIndex(const std::vector<FileModel>& files) : files_(files) {
   for (const FileModel& file : files_) {

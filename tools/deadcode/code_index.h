@@ -8,11 +8,18 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tools/deadcode/code_model.h"
 
 namespace irm::deadcode {
+
+// Python names a function nested in `f` "f.<locals>.g" (as __qualname__ does).
+inline constexpr std::string_view kLocals = ".<locals>.";
+
+// "m.C.f.<locals>.g" → "m.C.f"; "" when the key is not a nested function's.
+std::string OuterFunctionKey(const std::string& key);
 
 // A reference with the functions it resolves to (keys, sorted, possibly none).
 struct ResolvedReference {

@@ -220,24 +220,14 @@ class Extractor {
   // An assignment target: names bound are not references, but what a subscript or attribute
   // target reads is evaluated.
   void Store(TSNode node) {
-    switch (syntax_.KindOf(node)) {
-      case Kind::kIdentifier:
-      case Kind::kAttribute:
-        return;
-      case Kind::kSubscript:
-        Children(node);
-        return;
-      case Kind::kPatternList:
-      case Kind::kTuplePattern:
-      case Kind::kListPattern:
-      case Kind::kTuple:
-      case Kind::kList:
-      case Kind::kParenthesized:
-      case Kind::kListSplatPattern:
-        for (const Child& child : NamedChildren(node)) Store(child.node);
-        return;
-      default:
-        Visit(node);
+    const Kind kind = syntax_.KindOf(node);
+    if (kind == Kind::kIdentifier || kind == Kind::kAttribute) return;
+    if (kind == Kind::kSubscript) {
+      Children(node);
+    } else if (IsTargetGroup(kind)) {
+      for (const Child& child : NamedChildren(node)) Store(child.node);
+    } else {
+      Visit(node);
     }
   }
 

@@ -138,22 +138,11 @@ std::optional<GuardMatch> GuardFinder::Match(TSNode condition,
 
 void GuardFinder::CountTargets(TSNode target,
                                std::map<std::string, int, std::less<>>* counts) const {
-  switch (syntax_.KindOf(target)) {
-    case Kind::kIdentifier:
-      ++(*counts)[std::string(Text(source_, target))];
-      return;
-    case Kind::kPatternList:
-    case Kind::kTuplePattern:
-    case Kind::kListPattern:
-    case Kind::kTuple:
-    case Kind::kList:
-    case Kind::kParenthesized:
-    case Kind::kListSplatPattern:
-    case Kind::kAsPatternTarget:
-      for (const Child& child : NamedChildren(target)) CountTargets(child.node, counts);
-      return;
-    default:
-      return;
+  const Kind kind = syntax_.KindOf(target);
+  if (kind == Kind::kIdentifier) {
+    ++(*counts)[std::string(Text(source_, target))];
+  } else if (IsTargetGroup(kind) || kind == Kind::kAsPatternTarget) {
+    for (const Child& child : NamedChildren(target)) CountTargets(child.node, counts);
   }
 }
 

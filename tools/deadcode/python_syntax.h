@@ -109,6 +109,23 @@ class Syntax {
 // Checks a grammar's language version against the range this tree-sitter library loads.
 Status CheckLanguageVersion(uint32_t version);
 
+// A node that groups assignment targets — `a, b`, `(a, b)`, `[a, *b]` — whose named children are
+// targets themselves.
+inline bool IsTargetGroup(Kind kind) {
+  switch (kind) {
+    case Kind::kPatternList:
+    case Kind::kTuplePattern:
+    case Kind::kListPattern:
+    case Kind::kTuple:
+    case Kind::kList:
+    case Kind::kParenthesized:
+    case Kind::kListSplatPattern:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // A child of a node with the field it fills (0 for none).
 struct Child {
   TSNode node;
