@@ -3,8 +3,9 @@
 // Storage is sized for the common attributes: the dist alternatives (ProcessMesh, TensorDist,
 // OperationDist: ~130-180 bytes each) are boxed, so a bool or a DataType does not carry a dist
 // attribute's size. The most frequent small values (bools, small ints, DataTypes, layouts, the
-// cpu and undefined places, the empty string) are interned: one immortal storage each, built once,
-// so making them allocates nothing and a program full of them frees nothing for them.
+// cpu and undefined places, the empty string, arrays of up to 4 bools — every op's stop_gradient
+// and persistable) are interned: one immortal storage each, built once, so making them allocates
+// nothing and a program full of them frees nothing for them.
 #include "newir/attributes.h"
 
 #include <array>
@@ -210,18 +211,32 @@ std::shared_ptr<const AttrStorage> NewStorage(AttrValue value) {
   return s;
 }
 
+}  // namespace
+
+namespace detail {
+
 // Immortal storages of the interned values (see the file comment): built on first use, never
 // freed. Their reference counts still move, but no allocation does.
-struct Interned {
+struct InternedAttrs {
   static constexpr int32_t kMinInt = -8;
   static constexpr int32_t kMaxInt = 1024;  // op_role values (0x100 | 0x1 ...) fit
+  static constexpr size_t kMaxBoolArray = 4;
   std::array<std::shared_ptr<const AttrStorage>, 2> bools;
+  // The arrays of n bools at [2^n - 2 + bits], bit i the i-th element.
+  std::vector<std::shared_ptr<const AttrStorage>> bool_arrays;
   std::vector<std::shared_ptr<const AttrStorage>> int32s, int64s;
   std::vector<std::shared_ptr<const AttrStorage>> data_types, layouts;
   std::shared_ptr<const AttrStorage> empty_string, undefined_place, cpu_place;
 
-  Interned() {
+  InternedAttrs() {
     bools = {NewStorage(false), NewStorage(true)};
+    for (size_t n = 1; n <= kMaxBoolArray; ++n) {
+      for (size_t bits = 0; bits < (size_t{1} << n); ++bits) {
+        std::vector<Attribute> items;
+        for (size_t i = 0; i < n; ++i) items.push_back(Attribute(bools[(bits >> i) & 1]));
+        bool_arrays.push_back(NewStorage(std::move(items)));
+      }
+    }
     for (int32_t i = kMinInt; i <= kMaxInt; ++i) {
       int32s.push_back(NewStorage(i));
       int64s.push_back(NewStorage(static_cast<int64_t>(i)));
@@ -237,55 +252,77 @@ struct Interned {
     cpu_place = NewStorage(Place::Of(AllocationType::kCpu));
   }
 
-  static const Interned& Get() {
-    static const Interned* interned = new Interned;  // immortal: no exit-time destruction order
+  static const InternedAttrs& Get() {
+    static const InternedAttrs* interned =
+        new InternedAttrs;  // immortal: no exit-time destruction order
     return *interned;
   }
   static bool InRange(int64_t v) { return v >= kMinInt && v <= kMaxInt; }
 };
 
-}  // namespace
+}  // namespace detail
 
-Attribute Attribute::Bool(bool v) { return Attribute(Interned::Get().bools[v ? 1 : 0]); }
+using detail::InternedAttrs;
+
+Attribute Attribute::Bool(bool v) { return Attribute(InternedAttrs::Get().bools[v ? 1 : 0]); }
 
 Attribute Attribute::Int32(int32_t v) {
-  if (Interned::InRange(v)) return Attribute(Interned::Get().int32s[v - Interned::kMinInt]);
+  if (InternedAttrs::InRange(v))
+    return Attribute(InternedAttrs::Get().int32s[v - InternedAttrs::kMinInt]);
   return Attribute(NewStorage(v));
 }
 
 Attribute Attribute::Int64(int64_t v) {
-  if (Interned::InRange(v)) return Attribute(Interned::Get().int64s[v - Interned::kMinInt]);
+  if (InternedAttrs::InRange(v))
+    return Attribute(InternedAttrs::Get().int64s[v - InternedAttrs::kMinInt]);
   return Attribute(NewStorage(v));
 }
 
 Attribute Attribute::String(std::string v) {
-  if (v.empty()) return Attribute(Interned::Get().empty_string);
+  if (v.empty()) return Attribute(InternedAttrs::Get().empty_string);
   return Attribute(NewStorage(std::move(v)));
 }
 
 Attribute Attribute::DataTypeAttr(DataType v) {
   const auto i = static_cast<size_t>(v);
-  if (i < Interned::Get().data_types.size()) return Attribute(Interned::Get().data_types[i]);
+  if (i < InternedAttrs::Get().data_types.size())
+    return Attribute(InternedAttrs::Get().data_types[i]);
   return Attribute(NewStorage(v));
 }
 
 Attribute Attribute::DataLayoutAttr(DataLayout v) {
   const auto i = static_cast<size_t>(v);
-  if (i < Interned::Get().layouts.size()) return Attribute(Interned::Get().layouts[i]);
+  if (i < InternedAttrs::Get().layouts.size()) return Attribute(InternedAttrs::Get().layouts[i]);
   return Attribute(NewStorage(v));
 }
 
 Attribute Attribute::PlaceAttr(Place v) {
   if (v.device == 0 && v.device_type.empty()) {
-    if (v.type == AllocationType::kUndefined) return Attribute(Interned::Get().undefined_place);
-    if (v.type == AllocationType::kCpu) return Attribute(Interned::Get().cpu_place);
+    if (v.type == AllocationType::kUndefined)
+      return Attribute(InternedAttrs::Get().undefined_place);
+    if (v.type == AllocationType::kCpu) return Attribute(InternedAttrs::Get().cpu_place);
   }
   return Attribute(NewStorage(std::move(v)));
 }
 
 Attribute Attribute::Float(float v) { return Attribute(NewStorage(v)); }
 Attribute Attribute::Double(double v) { return Attribute(NewStorage(v)); }
-Attribute Attribute::Array(std::vector<Attribute> v) { return Attribute(NewStorage(std::move(v))); }
+Attribute Attribute::Array(std::vector<Attribute> v) {
+  if (!v.empty() && v.size() <= InternedAttrs::kMaxBoolArray) {
+    const InternedAttrs& interned = InternedAttrs::Get();
+    size_t bits = 0;
+    bool all_bools = true;
+    for (size_t i = 0; i < v.size() && all_bools; ++i) {
+      if (v[i].storage_ == interned.bools[1]) {
+        bits |= size_t{1} << i;
+      } else {
+        all_bools = v[i].storage_ == interned.bools[0];
+      }
+    }
+    if (all_bools) return Attribute(interned.bool_arrays[(size_t{1} << v.size()) - 2 + bits]);
+  }
+  return Attribute(NewStorage(std::move(v)));
+}
 Attribute Attribute::TypeAttr(Type v) { return Attribute(NewStorage(std::move(v))); }
 Attribute Attribute::Scalar(ScalarValue v) { return Attribute(NewStorage(std::move(v))); }
 

@@ -116,7 +116,8 @@ const char* AttrKindName(AttrKind kind);
 
 namespace detail {
 struct AttrStorage;
-}
+struct InternedAttrs;
+}  // namespace detail
 
 class Attribute {
  public:
@@ -173,6 +174,7 @@ class Attribute {
   std::string ToString() const;
 
  private:
+  friend struct detail::InternedAttrs;
   explicit Attribute(std::shared_ptr<const detail::AttrStorage> storage)
       : storage_(std::move(storage)) {}
   std::shared_ptr<const detail::AttrStorage> storage_;

@@ -162,6 +162,36 @@ TEST(AttributesTest, InternedAndAllocatedValuesAgree) {
   EXPECT_NE(Attribute::PlaceAttr(custom), Attribute::PlaceAttr(cpu));
 }
 
+// Arrays of up to 4 bools are interned by their bit pattern: each one must still hold its own
+// elements in order, and equal (and hash) like the same array of a length that is not interned.
+TEST(AttributesTest, InternedBoolArraysKeepTheirElements) {
+  for (size_t n = 1; n <= 5; ++n) {
+    for (size_t bits = 0; bits < (size_t{1} << n); ++bits) {
+      std::vector<Attribute> items;
+      std::string expected = "[";
+      for (size_t i = 0; i < n; ++i) {
+        const bool b = ((bits >> i) & 1) != 0;
+        items.push_back(Attribute::Bool(b));
+        expected += (i > 0 ? "," : "") + std::string(b ? "true" : "false");
+      }
+      expected += "]";
+      const Attribute array = Attribute::Array(items);
+      ASSERT_NE(array.AsArray(), nullptr);
+      EXPECT_EQ(*array.AsArray(), items) << expected;
+      EXPECT_EQ(array.ToString(), expected);
+      EXPECT_EQ(array, Attribute::Array(items));
+      EXPECT_EQ(array.Hash(), Attribute::Array(items).Hash());
+    }
+  }
+  // Not all bools: not interned, still equal by content.
+  const std::vector<Attribute> mixed = {Attribute::Bool(true), Attribute::Int32(1)};
+  EXPECT_EQ(*Attribute::Array(mixed).AsArray(), mixed);
+  EXPECT_NE(Attribute::Array(mixed),
+            Attribute::Array({Attribute::Bool(true), Attribute::Bool(true)}));
+  EXPECT_NE(Attribute::Array({Attribute::Bool(true)}),
+            Attribute::Array({Attribute::Bool(true), Attribute::Bool(false)}));
+}
+
 // Dist values live out of line: equality and hashing still go by content, not by address.
 TEST(AttributesTest, DistValuesCompareByContent) {
   const ProcessMesh mesh{{2}, {0, 1}, {}};

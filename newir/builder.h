@@ -43,7 +43,7 @@ class Builder {
 
   // Creates the op and inserts it at the insertion point, which must be set (and, when it is
   // "before an op", that op must still exist).
-  Operation* Create(std::string name, const std::vector<Value*>& operands,
+  Operation* Create(std::string_view name, const std::vector<Value*>& operands,
                     const std::vector<Type>& result_types, AttributeMap attributes = {},
                     size_t num_regions = 0);
   // The same for a registered op whose table entry is at hand: no look-up by name.

@@ -73,7 +73,7 @@ TEST(IrTest, AttributesStaySortedByName) {
   op->SetAttribute("0", Attribute::Bool(true));
   op->SetAttribute("c", Attribute::Bool(true));
   std::vector<std::string> keys;
-  for (const auto& [k, v] : op->attributes()) keys.push_back(k);
+  for (const auto& [k, v] : op->attributes()) keys.emplace_back(k);
   EXPECT_THAT(keys, ElementsAre("0", "a", "b", "c"));
   EXPECT_EQ(op->attribute("a"), Attribute::Int32(2));
   EXPECT_TRUE(op->attribute("zz").IsNull());

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "newir/block.h"
+#include "newir/op_info.h"
 
 namespace irm::newir {
 namespace {
@@ -20,14 +21,19 @@ bool IsInside(const Operation* op, const Operation* ancestor) {
 
 }  // namespace
 
-Operation::Operation(std::string name, const OpInfo* info)
-    : name_(std::move(name)), info_(info), id_(next_op_id.fetch_add(1)) {}
+// A registered op's name is its table entry's (which lives as long as the process); others are
+// interned.
+Operation::Operation(std::string_view name, const OpInfo* info)
+    : name_(info != nullptr && info->name == name ? &info->name : &InternName(name)),
+      info_(info),
+      id_(next_op_id.fetch_add(1)) {}
 
-std::unique_ptr<Operation> Operation::Create(std::string name, const std::vector<Value*>& operands,
+std::unique_ptr<Operation> Operation::Create(std::string_view name,
+                                             const std::vector<Value*>& operands,
                                              const std::vector<Type>& result_types,
                                              AttributeMap attributes, size_t num_regions,
                                              const OpInfo* info) {
-  std::unique_ptr<Operation> op(new Operation(std::move(name), info));
+  std::unique_ptr<Operation> op(new Operation(name, info));
   op->SetOperands(operands);
   op->results_.reserve(result_types.size());
   for (size_t i = 0; i < result_types.size(); ++i) {
@@ -48,14 +54,14 @@ std::unique_ptr<Operation> Operation::Create(std::string name, const std::vector
 Operation::~Operation() { regions_.clear(); }
 
 std::string_view Operation::dialect() const {
-  const size_t dot = name_.find('.');
-  return dot == std::string::npos ? std::string_view() : std::string_view(name_).substr(0, dot);
+  const size_t dot = name_->find('.');
+  return dot == std::string::npos ? std::string_view() : std::string_view(*name_).substr(0, dot);
 }
 
 std::string_view Operation::op_name() const {
-  const size_t dot = name_.find('.');
-  return dot == std::string::npos ? std::string_view(name_)
-                                  : std::string_view(name_).substr(dot + 1);
+  const size_t dot = name_->find('.');
+  return dot == std::string::npos ? std::string_view(*name_)
+                                  : std::string_view(*name_).substr(dot + 1);
 }
 
 std::vector<Value*> Operation::operands() const {
@@ -107,16 +113,11 @@ Attribute Operation::attribute(std::string_view name) const {
   return it == attributes_.end() ? Attribute() : it->second;
 }
 
-void Operation::SetAttribute(std::string name, Attribute value) {
-  attributes_[std::move(name)] = std::move(value);
+void Operation::SetAttribute(std::string_view name, Attribute value) {
+  attributes_.insert_or_assign(name, std::move(value));
 }
 
-bool Operation::RemoveAttribute(std::string_view name) {
-  auto it = attributes_.find(name);
-  if (it == attributes_.end()) return false;
-  attributes_.erase(it);
-  return true;
-}
+bool Operation::RemoveAttribute(std::string_view name) { return attributes_.erase(name) != 0; }
 
 Region* Operation::parent_region() const {
   return parent_ != nullptr ? parent_->parent_region() : nullptr;
@@ -165,7 +166,7 @@ std::unique_ptr<Operation> Operation::Clone(IrMapping& mapping) const {
   std::vector<Type> result_types;
   for (const auto& r : results_) result_types.push_back(r->type());
   std::unique_ptr<Operation> copy =
-      Create(name_, operands, result_types, attributes_, regions_.size(), info_);
+      Create(*name_, operands, result_types, attributes_, regions_.size(), info_);
   for (size_t i = 0; i < results_.size(); ++i) {
     copy->results_[i]->attributes_ = results_[i]->attributes_;
     mapping.Map(results_[i].get(), copy->results_[i].get());

@@ -23,7 +23,8 @@ class Operation {
  public:
   IRM_POOLED_NEW_DELETE
   // `info` is the op's table entry, or null for an op kept opaquely (unregistered).
-  static std::unique_ptr<Operation> Create(std::string name, const std::vector<Value*>& operands,
+  static std::unique_ptr<Operation> Create(std::string_view name,
+                                           const std::vector<Value*>& operands,
                                            const std::vector<Type>& result_types,
                                            AttributeMap attributes = {}, size_t num_regions = 0,
                                            const OpInfo* info = nullptr);
@@ -31,7 +32,7 @@ class Operation {
   Operation& operator=(const Operation&) = delete;
   ~Operation();
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return *name_; }
   // "pd_op" and "matmul" for "pd_op.matmul" (an op name without a dot has an empty dialect).
   std::string_view dialect() const;
   std::string_view op_name() const;
@@ -58,7 +59,7 @@ class Operation {
   // The attribute called `name`, or a null Attribute.
   Attribute attribute(std::string_view name) const;
   bool HasAttribute(std::string_view name) const { return attributes_.contains(name); }
-  void SetAttribute(std::string name, Attribute value);
+  void SetAttribute(std::string_view name, Attribute value);
   bool RemoveAttribute(std::string_view name);
 
   size_t num_regions() const { return regions_.size(); }
@@ -86,9 +87,9 @@ class Operation {
 
  private:
   friend class Block;
-  Operation(std::string name, const OpInfo* info);
+  Operation(std::string_view name, const OpInfo* info);
 
-  std::string name_;
+  const std::string* name_;  // the table entry's or an interned name (never freed)
   const OpInfo* info_;
   uint64_t id_;
   std::unique_ptr<OpOperand[]> operands_;

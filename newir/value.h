@@ -6,11 +6,11 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "newir/attribute_map.h"
 #include "newir/attributes.h"
 #include "newir/ir_pool.h"
 #include "newir/types.h"
@@ -20,11 +20,6 @@ namespace irm::newir {
 class Block;
 class Operation;
 class Value;
-
-// Attributes kept sorted by name (Paddle prints them in std::map order). Nodes come from the IR's
-// pools (ir_pool.h): a program holds one map per op.
-using AttributeMap = std::map<std::string, Attribute, std::less<>,
-                              detail::PoolAllocator<std::pair<const std::string, Attribute>>>;
 
 // One operand slot of an operation. A slot may hold no value (an absent optional operand).
 class OpOperand {
@@ -93,8 +88,8 @@ class Value {
 
   // Block arguments carry attributes (Paddle prints them after the argument on first use).
   const AttributeMap& attributes() const { return attributes_; }
-  void SetAttribute(std::string name, Attribute value) {
-    attributes_[std::move(name)] = std::move(value);
+  void SetAttribute(std::string_view name, Attribute value) {
+    attributes_.insert_or_assign(name, std::move(value));
   }
 
  private:

@@ -76,9 +76,7 @@ bool ReadsBeforeWriting(OpContext& ctx, int index, const std::string& name) {
 // written inside the block).
 StatusOr<Value*> ValueBefore(OpContext& ctx, int index, const std::string& name) {
   if (const Binding* b = ctx.scope().Find(name)) return b->value;
-  if (auto it = ctx.state().externals.find(name); it != ctx.state().externals.end()) {
-    return it->second.value;
-  }
+  if (const Binding* b = ctx.state().externals.FindLocal(name)) return b->value;
   IRM_ASSIGN_OR_RETURN(const oldir::Var var, ctx.VarOf(name));
   if (var.persistable() || ReadsBeforeWriting(ctx, index, name)) return ctx.ValueOf(name);
   return static_cast<Value*>(nullptr);

@@ -6,9 +6,12 @@
 #include "translator/op_compat.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstdint>
 #include <unordered_map>
 
+#include "newir/interned_name.h"
 #include "translator/comm_ops.h"
 #include "translator/control_flow.h"
 #include "translator/special_ops.h"
@@ -322,7 +325,9 @@ std::string SnakeCase(std::string_view camel) {
   return out;
 }
 
-std::string NewSlotName(const OpCompat& row, std::string_view legacy_slot) {
+namespace {
+
+std::string ComputeNewSlotName(const OpCompat& row, std::string_view legacy_slot) {
   if (std::string_view name = Lookup(row.slots, legacy_slot); !name.empty()) {
     return std::string(name);
   }
@@ -334,9 +339,30 @@ std::string NewSlotName(const OpCompat& row, std::string_view legacy_slot) {
   }
   if (legacy_slot.ends_with(kGradSuffix)) {
     legacy_slot.remove_suffix(kGradSuffix.size());
-    return NewSlotName(row, legacy_slot) + std::string(kNewGradSuffix);
+    return ComputeNewSlotName(row, legacy_slot) + std::string(kNewGradSuffix);
   }
   return SnakeCase(legacy_slot);
+}
+
+}  // namespace
+
+std::string_view NewSlotName(const OpCompat& row, std::string_view legacy_slot) {
+  // Every slot of every op asks, so answers are remembered per thread (direct-mapped, keyed by
+  // row and slot); names are interned, so a remembered answer is a pointer.
+  struct Answer {
+    const OpCompat* row = nullptr;
+    const std::string* slot = nullptr;
+    const std::string* name = nullptr;
+  };
+  thread_local std::array<Answer, 512> answers;
+  const size_t hash =
+      std::hash<std::string_view>{}(legacy_slot) ^ (reinterpret_cast<uintptr_t>(&row) >> 4);
+  Answer& answer = answers[hash % answers.size()];
+  if (answer.row != &row || *answer.slot != legacy_slot) {
+    answer = {&row, &newir::InternName(legacy_slot),
+              &newir::InternName(ComputeNewSlotName(row, legacy_slot))};
+  }
+  return *answer.name;
 }
 
 std::string_view LegacyAttrFor(const OpCompat& row, std::string_view name) {

@@ -64,8 +64,9 @@ inline bool IsTranslatable(const OpCompat* row) {
 // Every row, sorted by legacy type.
 const std::vector<OpCompat>& AllOpCompats();
 
-// The new name of a legacy slot under `row`'s renames and the rules of the file comment.
-std::string NewSlotName(const OpCompat& row, std::string_view legacy_slot);
+// The new name of a legacy slot under `row`'s renames and the rules of the file comment (an
+// interned name: it lives as long as the process).
+std::string_view NewSlotName(const OpCompat& row, std::string_view legacy_slot);
 // The legacy attribute feeding new attribute `name`.
 std::string_view LegacyAttrFor(const OpCompat& row, std::string_view name);
 // "ParamOut" -> "param_out", "Moment1Out" -> "moment1_out", "X" -> "x".

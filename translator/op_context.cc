@@ -87,10 +87,12 @@ void Scope::Bind(std::string_view name, Binding binding) {
   const size_t hash = std::hash<std::string_view>{}(name);
   Slot& slot = SlotOf(name, hash);
   if (slot.entry != 0) {
-    entries_[slot.entry - 1].binding = std::move(binding);
+    entries_[slot.entry - 1].binding = binding;
     return;
   }
-  entries_.push_back({std::string(name), std::move(binding)});
+  char* copy = static_cast<char*>(names_.allocate(name.size(), 1));
+  std::copy(name.begin(), name.end(), copy);
+  entries_.push_back({std::string_view(copy, name.size()), binding});
   slot = {hash, static_cast<uint32_t>(entries_.size())};
 }
 
@@ -146,24 +148,22 @@ std::vector<std::string> OpContext::OutputNames(std::string_view slot) const {
   return NonEmpty(op_.Output(slot));
 }
 
-StatusOr<const oldir::Var> OpContext::VarOf(const std::string& name) const {
+StatusOr<const oldir::Var> OpContext::VarOf(std::string_view name) const {
   std::optional<oldir::Var> var = block_.FindVarRecursive(name);
   if (!var) return Error(fmt::format("var '{}' is not declared", name));
   return *var;
 }
 
-StatusOr<Type> OpContext::TypeOfName(const std::string& name) const {
+StatusOr<Type> OpContext::TypeOfName(std::string_view name) const {
   IRM_ASSIGN_OR_RETURN(const oldir::Var var, VarOf(name));
   StatusOr<Type> type = TypeOfVar(var);
   if (!type.ok()) return Error(type.status().message());
   return type;
 }
 
-StatusOr<Value*> OpContext::ValueOf(const std::string& name) {
+StatusOr<Value*> OpContext::ValueOf(std::string_view name) {
   if (const Binding* b = scope_.Find(name)) return b->value;
-  if (auto it = state_.externals.find(name); it != state_.externals.end()) {
-    return it->second.value;
-  }
+  if (const Binding* b = state_.externals.FindLocal(name)) return b->value;
   // Read before any write: a parameter when persistable, else a program input. Both go to the
   // prologue of the top block, in the order of first use, so they dominate every use.
   IRM_ASSIGN_OR_RETURN(const oldir::Var var, VarOf(name));
@@ -177,22 +177,18 @@ StatusOr<Value*> OpContext::ValueOf(const std::string& name) {
   } else {
     prologue.SetInsertionPointAfter(*state_.prologue_end);
   }
-  Operation* op;
-  Binding binding;
-  if (var.persistable()) {
-    op = prologue.Create("builtin.parameter", {}, {type},
-                         {{"parameter_name", Attribute::String(name)}});
-    binding.storage = name;
-  } else {
-    op = prologue.Create("pd_op.data", {}, {type}, DataAttributes(var));
-  }
+  const Attribute name_attr = Attribute::String(std::string(name));
+  newir::AttributeMap attrs =
+      var.persistable() ? newir::AttributeMap{{"parameter_name", name_attr}} : DataAttributes(var);
+  attrs.emplace(kLegacyVarNamesAttr, Attribute::Array({name_attr}));
+  attrs.emplace("stop_gradient", Attribute::Array({Attribute::Bool(var.stop_gradient())}));
+  attrs.emplace("persistable", Attribute::Array({Attribute::Bool(var.persistable())}));
+  Operation* op = prologue.Create(var.persistable() ? "builtin.parameter" : "pd_op.data", {},
+                                  {type}, std::move(attrs));
   state_.prologue_end = op;
-  binding.value = op->result(0);
-  op->SetAttribute(kLegacyVarNamesAttr, Attribute::Array({Attribute::String(name)}));
-  op->SetAttribute("stop_gradient", Attribute::Array({Attribute::Bool(var.stop_gradient())}));
-  op->SetAttribute("persistable", Attribute::Array({Attribute::Bool(var.persistable())}));
-  state_.externals.emplace(name, binding);
-  return binding.value;
+  Value* value = op->result(0);
+  state_.externals.Bind(name, {value, var.persistable() ? value : nullptr});
+  return value;
 }
 
 namespace {
@@ -200,6 +196,7 @@ namespace {
 // The non-empty names of a slot, counted, and the first of them: what Input and OptionalInput
 // need, without copying the names.
 struct SlotVars {
+  const oldir::Op::Names* names = nullptr;
   const std::string* first = nullptr;
   size_t count = 0;
 };
@@ -207,6 +204,7 @@ struct SlotVars {
 SlotVars VarsOf(const oldir::Op::Names* names) {
   SlotVars vars;
   if (names == nullptr) return vars;
+  vars.names = names;
   for (const std::string& name : *names) {
     if (IsEmptyName(name)) continue;
     if (vars.first == nullptr) vars.first = &name;
@@ -382,7 +380,7 @@ bool OpContext::WritesAnInput() const {
   return false;
 }
 
-void OpContext::Bind(const std::string& name, Value* value) {
+void OpContext::Bind(std::string_view name, Value* value) {
   BindName(name, value);
   if (Operation* op = value->defining_op()) {
     const size_t index = value->index();
@@ -391,7 +389,8 @@ void OpContext::Bind(const std::string& name, Value* value) {
         names != nullptr && index < names->size() && !(*names)[index].AsString()->empty()) {
       return;
     }
-    SetResultEntry(*op, kLegacyVarNamesAttr, index, Attribute::String(name), Attribute::String(""));
+    SetResultEntry(*op, kLegacyVarNamesAttr, index, Attribute::String(std::string(name)),
+                   Attribute::String(""));
     if (std::optional<oldir::Var> var = block_.FindVarRecursive(name)) {
       SetResultEntry(*op, "stop_gradient", index, Attribute::Bool(var->stop_gradient()),
                      Attribute::Bool(false));
@@ -399,27 +398,24 @@ void OpContext::Bind(const std::string& name, Value* value) {
                      Attribute::Bool(false));
     }
   } else if (!value->attributes().contains(kLegacyVarNameAttr)) {
-    value->SetAttribute(kLegacyVarNameAttr, Attribute::String(name));
+    value->SetAttribute(kLegacyVarNameAttr, Attribute::String(std::string(name)));
   }
 }
 
-void OpContext::BindName(const std::string& name, Value* value) {
-  Binding binding{value, {}};
+void OpContext::BindName(std::string_view name, Value* value) {
+  Binding binding{value, nullptr};
   // An in-place op that read the name's old value writes into the same storage.
   if (Operation* op = value->defining_op();
       op != nullptr && op->info() != nullptr && op->info()->inplace) {
     const Binding* old = scope_.Find(name);
-    if (old == nullptr) {
-      auto ext = state_.externals.find(name);
-      if (ext != state_.externals.end()) old = &ext->second;
-    }
+    if (old == nullptr) old = state_.externals.FindLocal(name);
     if (old != nullptr) {
       for (size_t i = 0; i < op->num_operands(); ++i) {
         if (op->operand(i) == old->value) binding.storage = old->storage;
       }
     }
   }
-  scope_.Bind(name, std::move(binding));
+  scope_.Bind(name, binding);
 }
 
 Status OpContext::TranslateBlock(int block_index, newir::Block& target, Scope& scope) {
@@ -504,27 +500,42 @@ Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block
 namespace {
 
 // The legacy slots of the op by their new names (the op's own slots only: an absent slot has no
-// value to give).
-using SlotNames = std::vector<std::pair<std::string, std::string>>;  // new name, legacy slot
-
-SlotNames NewNamesOfSlots(const OpCompat& row, const oldir::Op& op) {
-  SlotNames names;
-  auto add = [&](const std::string& slot) {
-    if (std::find(row.dropped.begin(), row.dropped.end(), slot) == row.dropped.end()) {
-      names.emplace_back(NewSlotName(row, slot), slot);
-    }
-  };
-  for (const auto& in : op.desc().inputs()) add(in.parameter());
-  for (const auto& out : op.desc().outputs()) add(out.parameter());
-  return names;
-}
-
-std::optional<std::string> SlotOf(const SlotNames& names, std::string_view new_name) {
-  for (const auto& [name, slot] : names) {
-    if (name == new_name) return slot;
+// value to give). Names are views: the new ones interned, the legacy ones in the legacy program.
+// An op has a handful of slots, kept inline; an op with more spills to the heap.
+class SlotNames {
+ public:
+  SlotNames(const OpCompat& row, const oldir::Op& op) {
+    auto add = [&](const std::string& slot) {
+      if (std::find(row.dropped.begin(), row.dropped.end(), slot) != row.dropped.end()) return;
+      const Entry entry{NewSlotName(row, slot), slot};
+      if (size_ < inline_.size()) {
+        inline_[size_] = entry;
+      } else {
+        spilled_.push_back(entry);
+      }
+      ++size_;
+    };
+    for (const auto& in : op.desc().inputs()) add(in.parameter());
+    for (const auto& out : op.desc().outputs()) add(out.parameter());
   }
-  return std::nullopt;
-}
+
+  // The legacy slot of `new_name`; empty when the op has none.
+  std::string_view SlotOf(std::string_view new_name) const {
+    for (size_t i = 0; i < size_; ++i) {
+      const Entry& e = i < inline_.size() ? inline_[i] : spilled_[i - inline_.size()];
+      if (e.new_name == new_name) return e.legacy;
+    }
+    return {};
+  }
+
+ private:
+  struct Entry {
+    std::string_view new_name, legacy;
+  };
+  std::array<Entry, 16> inline_;
+  std::vector<Entry> spilled_;
+  size_t size_ = 0;
+};
 
 StatusOr<Value*> MutableOperandValue(OpContext& ctx, const MutableOperand& m) {
   if (!m.tensor_slot.empty() && ctx.HasInput(m.tensor_slot)) return ctx.Input(m.tensor_slot);
@@ -568,8 +579,9 @@ const T* Override(const std::vector<std::pair<std::string_view, T>>& items, std:
 StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
                                  const TableOverrides& overrides) {
   const OpCompat& row = ctx.row();
-  const SlotNames slots = NewNamesOfSlots(row, ctx.op());
+  const SlotNames slots(row, ctx.op());
   std::vector<Value*> operands;
+  operands.reserve(info.operands.size());
   for (const newir::OperandSpec& spec : info.operands) {
     if (Value* const* value = Override(overrides.operands, spec.name)) {
       operands.push_back(*value);
@@ -582,85 +594,91 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
       operands.push_back(value);
       continue;
     }
-    const std::optional<std::string> slot = SlotOf(slots, spec.name);
-    if (!slot || !ctx.HasInput(*slot)) {
+    const std::string_view slot = slots.SlotOf(spec.name);
+    if (slot.empty() || !ctx.HasInput(slot)) {
       if (spec.optional) {
         operands.push_back(nullptr);
         continue;
       }
       return ctx.Error(fmt::format("input slot '{}' is empty ({} requires operand '{}')",
-                                   slot.value_or(spec.name), info.name, spec.name));
+                                   slot.empty() ? std::string_view(spec.name) : slot, info.name,
+                                   spec.name));
     }
     if (spec.variadic) {
-      IRM_ASSIGN_OR_RETURN(std::vector<Value*> values, ctx.Inputs(*slot));
+      IRM_ASSIGN_OR_RETURN(std::vector<Value*> values, ctx.Inputs(slot));
       operands.push_back(ctx.Combine(values));
     } else {
-      IRM_ASSIGN_OR_RETURN(Value * value, ctx.Input(*slot));
+      IRM_ASSIGN_OR_RETURN(Value * value, ctx.Input(slot));
       operands.push_back(value);
     }
   }
 
+  const size_t num_results = info.results.size();
   std::vector<Type> result_types;
-  std::vector<std::vector<std::string>> result_names;
+  result_types.reserve(num_results);
+  // Each result's legacy names, viewed in the legacy op.
+  std::vector<SlotVars> result_vars(num_results);
   // Names and flags of the single-tensor results, recorded with the op in one go.
   std::vector<Attribute> names_attr, stop_attr, persistable_attr;
-  bool any_named = false;
-  for (const newir::ResultSpec& spec : info.results) {
-    const std::optional<std::string> slot = SlotOf(slots, spec.name);
-    std::vector<std::string> names = slot ? ctx.OutputNames(*slot) : std::vector<std::string>{};
+  for (size_t r = 0; r < num_results; ++r) {
+    const newir::ResultSpec& spec = info.results[r];
+    const std::string_view slot = slots.SlotOf(spec.name);
+    const SlotVars vars = slot.empty() ? SlotVars{} : VarsOf(ctx.op().Output(slot));
+    result_vars[r] = vars;
     if (const Type* type = Override(overrides.result_types, spec.name)) {
       result_types.push_back(*type);
     } else if (spec.variadic) {
       std::vector<Type> elements;
-      for (const std::string& name : names) {
+      elements.reserve(vars.count);
+      for (const std::string& name : *vars.names) {
+        if (IsEmptyName(name)) continue;
         IRM_ASSIGN_OR_RETURN(Type type, ctx.TypeOfName(name));
         elements.push_back(std::move(type));
       }
       result_types.push_back(Type::Vector(std::move(elements)));
-    } else if (names.empty()) {
+    } else if (vars.count == 0) {
       if (!spec.optional) {
         return ctx.Error(fmt::format("output slot '{}' is empty ({} requires result '{}')",
-                                     slot.value_or(spec.name), info.name, spec.name));
+                                     slot.empty() ? std::string_view(spec.name) : slot, info.name,
+                                     spec.name));
       }
       result_types.emplace_back();
-    } else if (names.size() > 1) {
-      return ctx.Error(
-          fmt::format("output slot '{}' must hold one var, not {}", *slot, names.size()));
+    } else if (vars.count > 1) {
+      return ctx.Error(fmt::format("output slot '{}' must hold one var, not {}", slot, vars.count));
     } else {
-      IRM_ASSIGN_OR_RETURN(const oldir::Var var, ctx.VarOf(names[0]));
+      IRM_ASSIGN_OR_RETURN(const oldir::Var var, ctx.VarOf(*vars.first));
       StatusOr<Type> type = TypeOfVar(var);
       if (!type.ok()) return ctx.Error(type.status().message());
       result_types.push_back(std::move(type).value());
-      names_attr.resize(result_types.size(), Attribute::String(""));
-      stop_attr.resize(result_types.size(), Attribute::Bool(false));
-      persistable_attr.resize(result_types.size(), Attribute::Bool(false));
-      names_attr.back() = Attribute::String(names[0]);
-      stop_attr.back() = Attribute::Bool(var.stop_gradient());
-      persistable_attr.back() = Attribute::Bool(var.persistable());
-      any_named = true;
+      if (names_attr.empty()) {
+        names_attr.assign(num_results, Attribute::String(""));
+        stop_attr.assign(num_results, Attribute::Bool(false));
+        persistable_attr.assign(num_results, Attribute::Bool(false));
+      }
+      names_attr[r] = Attribute::String(*vars.first);
+      stop_attr[r] = Attribute::Bool(var.stop_gradient());
+      persistable_attr[r] = Attribute::Bool(var.persistable());
     }
-    result_names.push_back(std::move(names));
   }
 
   IRM_ASSIGN_OR_RETURN(newir::AttributeMap attrs, ctx.AttributesFor(info));
-  for (const auto& [name, value] : overrides.attrs)
-    attrs.insert_or_assign(std::string(name), value);
-  if (any_named) {
-    const size_t n = result_types.size();
-    names_attr.resize(n, Attribute::String(""));
-    stop_attr.resize(n, Attribute::Bool(false));
-    persistable_attr.resize(n, Attribute::Bool(false));
+  for (const auto& [name, value] : overrides.attrs) attrs.insert_or_assign(name, value);
+  if (!names_attr.empty()) {
     attrs.emplace(kLegacyVarNamesAttr, Attribute::Array(std::move(names_attr)));
     attrs.emplace("stop_gradient", Attribute::Array(std::move(stop_attr)));
     attrs.emplace("persistable", Attribute::Array(std::move(persistable_attr)));
   }
   Operation* op = ctx.Emit(info, operands, result_types, std::move(attrs));
-  for (size_t i = 0; i < info.results.size(); ++i) {
-    if (info.results[i].variadic) {
-      const std::vector<Value*> parts = ctx.Split(op->result(i));
-      for (size_t j = 0; j < parts.size(); ++j) ctx.Bind(result_names[i][j], parts[j]);
-    } else if (!result_names[i].empty()) {
-      ctx.BindName(result_names[i][0], op->result(i));
+  for (size_t r = 0; r < num_results; ++r) {
+    const SlotVars& vars = result_vars[r];
+    if (info.results[r].variadic) {
+      const std::vector<Value*> parts = ctx.Split(op->result(r));
+      size_t j = 0;
+      for (const std::string& name : *vars.names) {
+        if (!IsEmptyName(name)) ctx.Bind(name, parts[j++]);
+      }
+    } else if (vars.count != 0) {
+      ctx.BindName(*vars.first, op->result(r));
     }
   }
   return op;

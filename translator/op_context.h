@@ -8,9 +8,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory_resource>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -23,19 +23,22 @@
 
 namespace irm::translator {
 
-// The value a legacy name stands for in a block, and the parameter whose storage it is ("" when it
-// is a value of its own).
+// The value a legacy name stands for in a block, and the parameter whose storage it is: the
+// builtin.parameter's value of that parameter, or null when the value is one of its own.
 struct Binding {
   newir::Value* value = nullptr;
-  std::string storage;
+  newir::Value* storage = nullptr;
 };
 
 // Name bindings of one block being translated, over those of the enclosing blocks. A program of
 // 50k ops binds ~100k names, looked up several times per op: an open-addressing table of
-// (hash, entry) slots over stable entries keeps a lookup to about two cache misses.
+// (hash, entry) slots over stable entries keeps a lookup to about two cache misses, and the
+// scope keeps its names in one growing buffer rather than a heap string each.
 class Scope {
  public:
   explicit Scope(const Scope* parent = nullptr) : parent_(parent) {}
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
   const Binding* Find(std::string_view name) const;
   const Binding* FindLocal(std::string_view name) const;
   void Bind(std::string_view name, Binding binding);
@@ -44,7 +47,7 @@ class Scope {
 
  private:
   struct Entry {
-    std::string name;
+    std::string_view name;  // in names_
     Binding binding;
   };
   struct Slot {
@@ -56,6 +59,7 @@ class Scope {
   void Grow();
 
   const Scope* parent_;
+  std::pmr::monotonic_buffer_resource names_;
   std::deque<Entry> entries_;  // in order of first binding; never moves
   mutable std::vector<Slot> slots_;
 };
@@ -70,7 +74,7 @@ struct ProgramState {
   // The last builtin.parameter / pd_op.data of the prologue; new ones go after it.
   newir::Operation* prologue_end = nullptr;
   // Values created for external inputs, by name (parameters and data live in the top block).
-  std::unordered_map<std::string, Binding> externals = {};
+  Scope externals = Scope();
 };
 
 class OpContext {
@@ -95,15 +99,15 @@ class OpContext {
   std::vector<std::string> OutputNames(std::string_view slot) const;
   bool HasInput(std::string_view slot) const;
   // The value of a name as this op sees it.
-  StatusOr<newir::Value*> ValueOf(const std::string& name);
+  StatusOr<newir::Value*> ValueOf(std::string_view name);
   // The single argument of a slot (error when the slot holds none or several).
   StatusOr<newir::Value*> Input(std::string_view slot);
   // Null when the slot is absent or empty.
   StatusOr<newir::Value*> OptionalInput(std::string_view slot);
   StatusOr<std::vector<newir::Value*>> Inputs(std::string_view slot);
   // The declared type of a var visible from this block.
-  StatusOr<newir::Type> TypeOfName(const std::string& name) const;
-  StatusOr<const oldir::Var> VarOf(const std::string& name) const;
+  StatusOr<newir::Type> TypeOfName(std::string_view name) const;
+  StatusOr<const oldir::Var> VarOf(std::string_view name) const;
 
   // ---- attributes ----------------------------------------------------------------------------
   bool HasAttr(std::string_view name) const { return op_.HasAttr(name); }
@@ -143,9 +147,9 @@ class OpContext {
   // ---- outputs -------------------------------------------------------------------------------
   // Binds `name` to `value` in this block, records the name on the value, and keeps the binding's
   // parameter storage when the value comes from an in-place op that read the name's old value.
-  void Bind(const std::string& name, newir::Value* value);
+  void Bind(std::string_view name, newir::Value* value);
   // Bind's name binding alone, for a value whose op already records the name.
-  void BindName(const std::string& name, newir::Value* value);
+  void BindName(std::string_view name, newir::Value* value);
   // Whether the op writes one of the vars it reads (Paddle's in-place rule).
   bool WritesAnInput() const;
 

@@ -132,7 +132,7 @@ Status TranslateAssign(OpContext& ctx) {
   IRM_ASSIGN_OR_RETURN(Value * x, ctx.ValueOf(ins[0]));
   // Writing over a var that already has a value copies into it (Paddle's assign_out_).
   const bool exists = ins[0] != outs[0] && (ctx.scope().Find(outs[0]) != nullptr ||
-                                            ctx.state().externals.contains(outs[0]));
+                                            ctx.state().externals.FindLocal(outs[0]) != nullptr);
   newir::Operation* op;
   if (exists) {
     IRM_ASSIGN_OR_RETURN(Value * output, ctx.ValueOf(outs[0]));

@@ -67,7 +67,10 @@ void StoreParameters(ProgramState& state, const Scope& root) {
   for (const std::string_view name : root.bound_names()) {
     const Binding* b = root.FindLocal(name);
     std::optional<oldir::Var> var = block.FindVar(name);
-    if (!var || !var->persistable() || b->storage == name) continue;
+    if (!var || !var->persistable()) continue;
+    // Still the parameter's own storage: nothing to store.
+    const Binding* parameter = state.externals.FindLocal(name);
+    if (parameter != nullptr && b->storage == parameter->value) continue;
     newir::Operation* producer = b->value->defining_op();
     if (producer == nullptr) continue;
     newir::Builder builder(state.program.block());
@@ -85,13 +88,10 @@ Status ExposeOutputs(ProgramState& state, const Scope& root) {
   newir::Builder builder(state.program.block());
   for (const std::string& name : state.options.outputs) {
     const Binding* b = root.Find(name);
+    if (b == nullptr) b = state.externals.FindLocal(name);
     if (b == nullptr) {
-      auto it = state.externals.find(name);
-      if (it == state.externals.end()) {
-        return Status(StatusCode::kInvalid, Location::File(state.options.file).AtVar(name),
-                      fmt::format("output '{}' is never written by the program", name));
-      }
-      b = &it->second;
+      return Status(StatusCode::kInvalid, Location::File(state.options.file).AtVar(name),
+                    fmt::format("output '{}' is never written by the program", name));
     }
     builder.Create("builtin.shadow_output", {b->value}, {},
                    {{"output_name", newir::Attribute::String(name)}});
