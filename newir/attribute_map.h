@@ -85,13 +85,20 @@ class AttributeMap {
   bool operator==(const AttributeMap& other) const { return entries_ == other.entries_; }
 
  private:
+  // Byte order, as std::string's; names mostly differ in their first byte, which is compared
+  // inline before a call to memcmp.
+  static bool Less(const value_type& entry, std::string_view name) {
+    const std::string_view key = entry.first;
+    if (!key.empty() && !name.empty() && key[0] != name[0]) {
+      return static_cast<unsigned char>(key[0]) < static_cast<unsigned char>(name[0]);
+    }
+    return key < name;
+  }
   const_iterator LowerBound(std::string_view name) const {
-    return std::lower_bound(entries_.begin(), entries_.end(), name,
-                            [](const value_type& e, std::string_view n) { return e.first < n; });
+    return std::lower_bound(entries_.begin(), entries_.end(), name, Less);
   }
   iterator LowerBound(std::string_view name) {
-    return std::lower_bound(entries_.begin(), entries_.end(), name,
-                            [](const value_type& e, std::string_view n) { return e.first < n; });
+    return std::lower_bound(entries_.begin(), entries_.end(), name, Less);
   }
 
   Storage entries_;

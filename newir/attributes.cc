@@ -4,7 +4,8 @@
 // OperationDist: ~130-180 bytes each) are boxed, so a bool or a DataType does not carry a dist
 // attribute's size. The most frequent small values (bools, small ints, DataTypes, layouts, the
 // cpu and undefined places, the empty string, arrays of up to 4 bools — every op's stop_gradient
-// and persistable) are interned: one immortal storage each, built once, so making them allocates
+// and persistable —, IntArrays of no or one small int — the shape of every scalar full) are
+// interned: one immortal storage each, built once, so making them allocates
 // nothing and a program full of them frees nothing for them.
 #include "newir/attributes.h"
 
@@ -224,7 +225,8 @@ struct InternedAttrs {
   std::array<std::shared_ptr<const AttrStorage>, 2> bools;
   // The arrays of n bools at [2^n - 2 + bits], bit i the i-th element.
   std::vector<std::shared_ptr<const AttrStorage>> bool_arrays;
-  std::vector<std::shared_ptr<const AttrStorage>> int32s, int64s;
+  std::vector<std::shared_ptr<const AttrStorage>> int32s, int64s, int_arrays_of_one;
+  std::shared_ptr<const AttrStorage> empty_int_array;
   std::vector<std::shared_ptr<const AttrStorage>> data_types, layouts;
   std::shared_ptr<const AttrStorage> empty_string, undefined_place, cpu_place;
 
@@ -240,6 +242,7 @@ struct InternedAttrs {
     for (int32_t i = kMinInt; i <= kMaxInt; ++i) {
       int32s.push_back(NewStorage(i));
       int64s.push_back(NewStorage(static_cast<int64_t>(i)));
+      int_arrays_of_one.push_back(NewStorage(IntArray{{i}}));
     }
     for (size_t i = 0; i < std::size(kDataTypeNames); ++i) {
       data_types.push_back(NewStorage(static_cast<DataType>(i)));
@@ -248,6 +251,7 @@ struct InternedAttrs {
       layouts.push_back(NewStorage(static_cast<DataLayout>(i)));
     }
     empty_string = NewStorage(std::string());
+    empty_int_array = NewStorage(IntArray{});
     undefined_place = NewStorage(Place{});
     cpu_place = NewStorage(Place::Of(AllocationType::kCpu));
   }
@@ -327,6 +331,10 @@ Attribute Attribute::TypeAttr(Type v) { return Attribute(NewStorage(std::move(v)
 Attribute Attribute::Scalar(ScalarValue v) { return Attribute(NewStorage(std::move(v))); }
 
 Attribute Attribute::IntArrayAttr(std::vector<int64_t> v) {
+  if (v.empty()) return Attribute(InternedAttrs::Get().empty_int_array);
+  if (v.size() == 1 && InternedAttrs::InRange(v[0])) {
+    return Attribute(InternedAttrs::Get().int_arrays_of_one[v[0] - InternedAttrs::kMinInt]);
+  }
   return Attribute(NewStorage(IntArray{std::move(v)}));
 }
 

@@ -162,8 +162,9 @@ TEST(AttributesTest, InternedAndAllocatedValuesAgree) {
   EXPECT_NE(Attribute::PlaceAttr(custom), Attribute::PlaceAttr(cpu));
 }
 
-// Arrays of up to 4 bools are interned by their bit pattern: each one must still hold its own
-// elements in order, and equal (and hash) like the same array of a length that is not interned.
+// Arrays of up to 4 bools are interned by their bit pattern, IntArrays of no or one small int by
+// value: each one must still hold its own elements in order, and equal (and hash) like an equal
+// one that is not interned.
 TEST(AttributesTest, InternedBoolArraysKeepTheirElements) {
   for (size_t n = 1; n <= 5; ++n) {
     for (size_t bits = 0; bits < (size_t{1} << n); ++bits) {
@@ -184,6 +185,15 @@ TEST(AttributesTest, InternedBoolArraysKeepTheirElements) {
     }
   }
   // Not all bools: not interned, still equal by content.
+  for (const std::vector<int64_t>& ints :
+       std::vector<std::vector<int64_t>>{{}, {-9}, {-8}, {0}, {1}, {1024}, {1025}, {1, 2}}) {
+    const Attribute a = Attribute::IntArrayAttr(ints);
+    EXPECT_EQ(a.AsIntArray()->values, ints);
+    EXPECT_EQ(a, Attribute::IntArrayAttr(ints));
+    EXPECT_EQ(a.Hash(), Attribute::IntArrayAttr(ints).Hash());
+  }
+  EXPECT_NE(Attribute::IntArrayAttr({1}), Attribute::IntArrayAttr({1, 1}));
+  EXPECT_NE(Attribute::IntArrayAttr({}), Attribute::IntArrayAttr({0}));
   const std::vector<Attribute> mixed = {Attribute::Bool(true), Attribute::Int32(1)};
   EXPECT_EQ(*Attribute::Array(mixed).AsArray(), mixed);
   EXPECT_NE(Attribute::Array(mixed),

@@ -44,7 +44,6 @@ void Unpoison(const void*, size_t) {}
 constexpr size_t kGranule = 16;
 constexpr size_t kClasses = kMaxPooledBytes / kGranule;
 constexpr size_t kSlabBytes = size_t{64} << 10;
-constexpr size_t kBatch = kMaxCachedBlocks / 2;
 
 struct FreeBlock;
 
@@ -117,18 +116,6 @@ struct Flusher {
 };
 
 thread_local Flusher flusher;
-
-// Moves the kBatch blocks at the head of a full list (the newest; under ASan the oldest) to the
-// reserve, so that blocks freed here but allocated elsewhere flow back to where they are needed.
-void ReleaseBatch(size_t c) {
-  FreeList& list = pools.lists[c];
-  FreeList batch{list.head, list.head, kBatch};
-  for (size_t i = 1; i < kBatch; ++i) batch.tail = LinkOf(batch.tail, c);
-  list.head = LinkOf(batch.tail, c);
-  list.count -= kBatch;
-  LinkOf(batch.tail, c) = nullptr;
-  ToReserve(c, batch);
-}
 
 // Slow path of PoolAllocate, when the thread's list is empty: a batch from the reserve, else a
 // new block carved from this thread's slab (or a fresh one).
@@ -224,11 +211,9 @@ void PoolFree(void* p, size_t bytes) noexcept {
     list.head = b;
   }
   ++list.count;
-  if (pools.exited) {
-    ToReserve(c, std::exchange(list, FreeList{}));
-  } else if (list.count >= kMaxCachedBlocks) {
-    ReleaseBatch(c);
-  }
+  // A full list goes to the reserve whole (its head and tail are known: no walk), so that blocks
+  // freed here but allocated elsewhere flow back to where they are needed.
+  if (pools.exited || list.count >= kMaxCachedBlocks) ToReserve(c, std::exchange(list, FreeList{}));
 }
 
 size_t PoolSlabBytes() {

@@ -7,8 +7,8 @@
 // the freeing thread's list: O(1), no coalescing.
 //
 // Bounded reuse: slabs are never returned to the system, but a thread keeps at
-// most kMaxCachedBlocks blocks of a class; beyond that it hands a batch to a
-// shared reserve, which every thread draws from before it carves a new slab.
+// fewer than kMaxCachedBlocks blocks of a class; a full list goes, as one batch,
+// to a shared reserve, which every thread draws from before it carves a new slab.
 // A block freed on another thread than the one that allocated it therefore
 // comes back to the allocating side (as when one thread builds programs and
 // another drops them), and a thread's lists go to the reserve when it exits. So
@@ -29,7 +29,7 @@
 namespace irm::newir::detail {
 
 inline constexpr size_t kMaxPooledBytes = 256;
-// Per thread and size class; a batch is half of it.
+// Per thread and size class: a list this long goes to the reserve.
 inline constexpr size_t kMaxCachedBlocks = 512;
 
 // `bytes` may be anything; blocks above kMaxPooledBytes come from operator new.

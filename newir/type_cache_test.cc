@@ -40,6 +40,11 @@ TEST(TypeCacheTest, EveryTypeKeepsItsContentThroughCacheEvictions) {
     EXPECT_EQ(first[i].layout(), s.layout) << i;
     EXPECT_EQ(again, first[i]) << i;
     EXPECT_EQ(again.Hash(), first[i].Hash()) << i;
+    // Dims viewed in place make the same type.
+    const Type viewed = Type::DenseTensorOfDims(s.dtype, s.dims, s.layout);
+    EXPECT_EQ(viewed, first[i]) << i;
+    EXPECT_EQ(viewed.Hash(), first[i].Hash()) << i;
+    EXPECT_EQ(viewed.dims(), s.dims) << i;
     if (i > 0) {
       EXPECT_NE(first[i], first[i - 1]) << i;
     }

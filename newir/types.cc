@@ -1,6 +1,7 @@
 // Storage, construction, comparison and printing of new-IR types.
 #include "newir/types.h"
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
@@ -148,6 +149,10 @@ Type Type::DenseTensor(Type dtype, std::vector<int64_t> dims, DataLayout layout,
     return Type(TensorStorage(TypeKind::kDenseTensor, std::move(dtype), std::move(dims), layout,
                               std::move(lod), offset));
   }
+  return DenseTensorOfDims(std::move(dtype), dims, layout);
+}
+
+Type Type::DenseTensorOfDims(Type dtype, std::span<const int64_t> dims, DataLayout layout) {
   // A program's tensors have few distinct types: one storage serves every equal one, from a
   // per-thread direct-mapped cache of recent ones. A hit allocates nothing; the cache's size
   // bounds what it keeps alive. Sharing is invisible: types compare and hash by content.
@@ -155,19 +160,28 @@ Type Type::DenseTensor(Type dtype, std::vector<int64_t> dims, DataLayout layout,
     std::array<std::shared_ptr<const TypeStorage>, 1024> slots;
   };
   thread_local Cache cache;
-  TypeStorage probe;
-  probe.kind = TypeKind::kDenseTensor;
-  probe.dtype = std::move(dtype);
-  probe.dims = std::move(dims);
-  probe.layout = layout;
-  probe.hash = ComputeHash(probe);
-  std::shared_ptr<const TypeStorage>& slot = cache.slots[probe.hash % cache.slots.size()];
-  if (slot != nullptr && slot->hash == probe.hash && slot->dtype == probe.dtype &&
-      slot->dims == probe.dims && slot->layout == probe.layout && slot->lod.empty() &&
-      slot->offset == 0 && slot->kind == TypeKind::kDenseTensor) {
+  // ComputeHash's, for a storage with only these fields set.
+  size_t hash = HashCombine(0, static_cast<size_t>(TypeKind::kDenseTensor));
+  hash = HashCombine(hash, dtype.Hash());
+  hash = HashRange(hash, dims);
+  hash = HashCombine(hash, static_cast<size_t>(layout));
+  hash = HashCombine(hash, size_t{0});  // offset
+  hash = HashCombine(hash, size_t{0});  // number of elements
+  hash = HashRange(hash, kNoDims);      // local dims
+  std::shared_ptr<const TypeStorage>& slot = cache.slots[hash % cache.slots.size()];
+  if (slot != nullptr && slot->hash == hash && slot->kind == TypeKind::kDenseTensor &&
+      slot->dtype == dtype &&
+      std::equal(slot->dims.begin(), slot->dims.end(), dims.begin(), dims.end()) &&
+      slot->layout == layout && slot->lod.empty() && slot->offset == 0) {
     return Type(slot);
   }
-  slot = std::make_shared<const TypeStorage>(std::move(probe));
+  auto storage = std::make_shared<TypeStorage>();
+  storage->kind = TypeKind::kDenseTensor;
+  storage->dtype = std::move(dtype);
+  storage->dims.assign(dims.begin(), dims.end());
+  storage->layout = layout;
+  storage->hash = ComputeHash(*storage);
+  slot = std::move(storage);
   return Type(slot);
 }
 

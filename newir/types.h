@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,10 @@ class Type {
   // `dtype` must be a scalar type; dims use -1 for a dynamic dim and are empty for 0-D.
   static Type DenseTensor(Type dtype, std::vector<int64_t> dims,
                           DataLayout layout = DataLayout::kNCHW, LoD lod = {}, size_t offset = 0);
+  // The same without LoD and offset, from dims held elsewhere (a legacy var's): it allocates
+  // nothing when an equal type was made lately.
+  static Type DenseTensorOfDims(Type dtype, std::span<const int64_t> dims,
+                                DataLayout layout = DataLayout::kNCHW);
   static Type Vector(std::vector<Type> elements);
   static Type DenseTensorArray(Type dtype, std::vector<int64_t> dims,
                                DataLayout layout = DataLayout::kNCHW);

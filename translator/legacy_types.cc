@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -235,14 +236,14 @@ StatusOr<newir::Type> TypeOfVar(const oldir::Var& var) {
                   fmt::format("var '{}' has element type {}, which has no new-IR type", var.name(),
                               pf::VarType::Type_Name(tensor->data_type())));
   }
-  std::vector<int64_t> dims(tensor->dims().begin(), tensor->dims().end());
+  const std::span<const int64_t> dims(tensor->dims().data(), tensor->dims().size());
   switch (var.type()) {
     case pf::VarType::SELECTED_ROWS:
-      return newir::Type::SelectedRows(*dtype, std::move(dims));
+      return newir::Type::SelectedRows(*dtype, {dims.begin(), dims.end()});
     case pf::VarType::DENSE_TENSOR_ARRAY:
-      return newir::Type::DenseTensorArray(*dtype, std::move(dims));
+      return newir::Type::DenseTensorArray(*dtype, {dims.begin(), dims.end()});
     default:
-      return newir::Type::DenseTensor(*dtype, std::move(dims));
+      return newir::Type::DenseTensorOfDims(*dtype, dims);
   }
 }
 

@@ -115,11 +115,17 @@ OpContext::OpContext(ProgramState& state, const oldir::Block& block, int op_inde
       target_(target),
       scope_(scope) {
   builder_.SetInsertionPointToEnd(target);
-  if (const auto* role = op_.FindAttr("op_role"); role != nullptr && role->has_i()) {
-    op_role_ = Attribute::Int32(role->i());
-  }
-  if (const auto* chunk = op_.FindAttr("chunk_id"); chunk != nullptr && chunk->has_i()) {
-    chunk_id_ = Attribute::Int32(chunk->i());
+  // One pass over the op's attributes for both (a legacy op carries ~10); the first of a name
+  // counts, as FindAttr's.
+  bool role_seen = false, chunk_seen = false;
+  for (const oldir::proto::OpDesc::Attr& attr : op_.desc().attrs()) {
+    if (!role_seen && attr.name() == "op_role") {
+      role_seen = true;
+      if (attr.has_i()) op_role_ = Attribute::Int32(attr.i());
+    } else if (!chunk_seen && attr.name() == "chunk_id") {
+      chunk_seen = true;
+      if (attr.has_i()) chunk_id_ = Attribute::Int32(attr.i());
+    }
   }
 }
 
