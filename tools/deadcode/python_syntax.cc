@@ -1,4 +1,4 @@
-// The grammar tables of the Python front end and the small tree helpers it walks with.
+// The grammar tables of the Python front end, the node table it walks, and range helpers.
 #include "tools/deadcode/python_syntax.h"
 
 #include <fmt/format.h>
@@ -130,85 +130,88 @@ StatusOr<const Syntax*> Syntax::Get() {
   return result;
 }
 
-namespace {
+NodeTable::~NodeTable() {
+  if (has_cursor_) ts_tree_cursor_delete(&cursor_);
+}
 
-// One cursor per thread, reset for each use: creating a cursor allocates its stack, and these
-// helpers run for nearly every node. None of them calls another while it holds the cursor.
-class ThreadCursor {
- public:
-  ThreadCursor() = default;
-  ~ThreadCursor() {
-    if (made_) ts_tree_cursor_delete(&cursor_);
+TSTreeCursor* NodeTable::CursorAt(TSNode node) {
+  // One cursor, reset for each node: creating a cursor allocates its stack.
+  if (has_cursor_) {
+    ts_tree_cursor_reset(&cursor_, node);
+  } else {
+    cursor_ = ts_tree_cursor_new(node);
+    has_cursor_ = true;
   }
-  ThreadCursor(const ThreadCursor&) = delete;
-  ThreadCursor& operator=(const ThreadCursor&) = delete;
-  TSTreeCursor* At(TSNode node) {
-    if (made_) {
-      ts_tree_cursor_reset(&cursor_, node);
-    } else {
-      cursor_ = ts_tree_cursor_new(node);
-      made_ = true;
+  return &cursor_;
+}
+
+bool NodeTable::Build(const Syntax& syntax, TSNode root, int max_depth) {
+  nodes_.clear();
+  first_child_.clear();
+  depth_.clear();
+  if (ts_node_is_null(root)) return true;
+  nodes_.push_back({root, nullptr, 0, 0, syntax.KindOf(root)});
+  depth_.push_back(0);
+  // Breadth first: nodes_ doubles as the queue, and each node's named children are appended
+  // together, so they end up contiguous.
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const int child_depth = depth_[i] + 1;
+    const uint32_t first = static_cast<uint32_t>(nodes_.size());
+    first_child_.push_back(first);
+    // Most named nodes are leaves (names, string parts): no cursor for them.
+    if (ts_node_child_count(nodes_[i].ts) == 0) continue;
+    TSTreeCursor* cursor = CursorAt(nodes_[i].ts);
+    if (ts_tree_cursor_goto_first_child(cursor)) {
+      if (child_depth > max_depth) {
+        nodes_.clear();
+        return false;
+      }
+      do {
+        TSNode child = ts_tree_cursor_current_node(cursor);
+        if (ts_node_is_named(child)) {
+          nodes_.push_back(
+              {child, nullptr, 0, ts_tree_cursor_current_field_id(cursor), syntax.KindOf(child)});
+          depth_.push_back(static_cast<uint16_t>(child_depth));
+        } else if (ts_node_child_count(child) > 0 && DeeperThan(child, max_depth - child_depth)) {
+          // An anonymous node is not tabulated, but its nesting counts.
+          nodes_.clear();
+          return false;
+        }
+      } while (ts_tree_cursor_goto_next_sibling(cursor));
     }
-    return &cursor_;
+    nodes_[i].child_count = static_cast<uint32_t>(nodes_.size()) - first;
   }
-
- private:
-  TSTreeCursor cursor_{};
-  bool made_ = false;
-};
-
-TSTreeCursor* CursorAt(TSNode node) {
-  thread_local ThreadCursor cursor;
-  return cursor.At(node);
+  for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i].children = nodes_.data() + first_child_[i];
+  return true;
 }
 
-}  // namespace
-
-void NamedChildren(TSNode node, std::vector<Child>* out) {
-  out->clear();
-  if (ts_node_is_null(node)) return;
-  TSTreeCursor* cursor = CursorAt(node);
-  if (ts_tree_cursor_goto_first_child(cursor)) {
-    do {
-      TSNode child = ts_tree_cursor_current_node(cursor);
-      if (ts_node_is_named(child)) {
-        out->push_back({child, ts_tree_cursor_current_field_id(cursor)});
+bool DeeperThan(TSNode root, int limit) {
+  if (limit < 0) return true;
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  int depth = 0;
+  bool deeper = false;
+  while (true) {
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      if (++depth > limit) {
+        deeper = true;
+        break;
       }
-    } while (ts_tree_cursor_goto_next_sibling(cursor));
-  }
-}
-
-std::vector<Child> NamedChildren(TSNode node) {
-  std::vector<Child> out;
-  NamedChildren(node, &out);
-  return out;
-}
-
-TSNode FieldChild(TSNode node, TSFieldId field) {
-  if (field == 0 || ts_node_is_null(node)) return TSNode{};
-  TSTreeCursor* cursor = CursorAt(node);
-  if (ts_tree_cursor_goto_first_child(cursor)) {
-    do {
-      if (ts_tree_cursor_current_field_id(cursor) == field) {
-        return ts_tree_cursor_current_node(cursor);
+      continue;
+    }
+    bool moved = false;
+    while (!moved) {
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        moved = true;
+      } else if (depth > 0 && ts_tree_cursor_goto_parent(&cursor)) {
+        --depth;
+      } else {
+        break;
       }
-    } while (ts_tree_cursor_goto_next_sibling(cursor));
+    }
+    if (!moved) break;
   }
-  return TSNode{};
-}
-
-std::vector<TSNode> FieldChildren(TSNode node, TSFieldId field) {
-  std::vector<TSNode> out;
-  if (field == 0 || ts_node_is_null(node)) return out;
-  TSTreeCursor* cursor = CursorAt(node);
-  if (ts_tree_cursor_goto_first_child(cursor)) {
-    do {
-      if (ts_tree_cursor_current_field_id(cursor) == field) {
-        out.push_back(ts_tree_cursor_current_node(cursor));
-      }
-    } while (ts_tree_cursor_goto_next_sibling(cursor));
-  }
-  return out;
+  ts_tree_cursor_delete(&cursor);
+  return deeper;
 }
 
 namespace {
@@ -234,15 +237,17 @@ void EndOf(std::string_view source, uint32_t start_byte, uint32_t end_byte, TSPo
 
 }  // namespace
 
-SourceRange RangeOf(std::string_view source, TSNode node) { return RangeSpan(source, node, node); }
+SourceRange RangeOf(std::string_view source, const Node* node) {
+  return RangeSpan(source, node, node);
+}
 
-SourceRange RangeSpan(std::string_view source, TSNode first, TSNode last) {
+SourceRange RangeSpan(std::string_view source, const Node* first, const Node* last) {
   SourceRange range;
-  TSPoint start = ts_node_start_point(first);
+  TSPoint start = ts_node_start_point(first->ts);
   range.start_line = static_cast<int>(start.row) + 1;
   range.start_column = static_cast<int>(start.column) + 1;
-  EndOf(source, ts_node_start_byte(first), ts_node_end_byte(last), ts_node_end_point(last),
-        &range.end_line, &range.end_column);
+  EndOf(source, ts_node_start_byte(first->ts), ts_node_end_byte(last->ts),
+        ts_node_end_point(last->ts), &range.end_line, &range.end_column);
   return range;
 }
 
