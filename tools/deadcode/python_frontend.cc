@@ -1,5 +1,6 @@
-// The Python front end: one tree-sitter parse per file, then one walk over the tree that records
-// definitions, references, imports and guarded branches (python_guards.cc decides the shapes).
+// The Python front end: one tree-sitter parse per file, one cursor pass that tabulates the named
+// nodes (python_syntax.h), then one walk over that table that records definitions, references,
+// imports and guarded branches (python_guards.cc decides the shapes).
 #include "tools/deadcode/python_frontend.h"
 
 #include <algorithm>
