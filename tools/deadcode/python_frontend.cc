@@ -82,8 +82,7 @@ class Extractor {
  public:
   Extractor(const Syntax& syntax, std::string_view source, const std::string& file,
             const DeadcodeConfig& config, FileModel* model)
-      : syntax_(syntax),
-        f_(syntax.fields()),
+      : f_(syntax.fields()),
         source_(source),
         config_(config),
         model_(*model),
@@ -497,7 +496,6 @@ class Extractor {
     }
   }
 
-  const Syntax& syntax_;
   const python::Fields& f_;
   std::string_view source_;
   const DeadcodeConfig& config_;
