@@ -262,14 +262,18 @@ bool NodeTable::Build(const Syntax& syntax, TSNode root, int max_depth) {
     const int child_depth = depth_[i] + 1;
     const uint32_t first = static_cast<uint32_t>(nodes_.size());
     first_child_.push_back(first);
-    // Most named nodes are leaves (names, string parts): no cursor for them.
-    if (ts_node_child_count(nodes_[i].ts) == 0) continue;
+    // The children the cursor visits: most named nodes are leaves (names, string parts) and need
+    // no cursor, and the count spares the last, failing move to a next sibling, which is the
+    // dearest (it climbs out of the grammar's hidden repetition nodes).
+    const uint32_t visible_children = ts_node_child_count(nodes_[i].ts);
+    if (visible_children == 0) continue;
     TSTreeCursor* cursor = CursorAt(nodes_[i].ts);
     if (ts_tree_cursor_goto_first_child(cursor)) {
       if (child_depth > max_depth) {
         nodes_.clear();
         return false;
       }
+      uint32_t visited = 0;
       do {
         TSNode child = ts_tree_cursor_current_node(cursor);
         if (ts_node_is_named(child)) {
@@ -281,7 +285,7 @@ bool NodeTable::Build(const Syntax& syntax, TSNode root, int max_depth) {
           nodes_.clear();
           return false;
         }
-      } while (ts_tree_cursor_goto_next_sibling(cursor));
+      } while (++visited < visible_children && ts_tree_cursor_goto_next_sibling(cursor));
     }
     nodes_[i].child_count = static_cast<uint32_t>(nodes_.size()) - first;
   }
