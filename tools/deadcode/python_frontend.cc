@@ -1,5 +1,6 @@
-// The Python front end: one tree-sitter parse per file, then one walk over the tree that records
-// definitions, references, imports and guarded branches (python_guards.cc decides the shapes).
+// The Python front end: one tree-sitter parse per file, one cursor pass that tabulates the named
+// nodes (python_syntax.h), then one walk over that table that records definitions, references,
+// imports and guarded branches (python_guards.cc decides the shapes).
 #include "tools/deadcode/python_frontend.h"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
 
 #include "tools/deadcode/python_guards.h"
@@ -16,12 +18,13 @@ namespace irm::deadcode {
 
 namespace {
 
-using python::Child;
 using python::FieldChild;
-using python::FieldChildren;
 using python::GuardFinder;
 using python::Kind;
+using python::KindOf;
 using python::NamedChildren;
+using python::Node;
+using python::NodeTable;
 using python::RangeOf;
 using python::Syntax;
 using python::Text;
@@ -68,35 +71,6 @@ TSNode FirstError(const Syntax& syntax, TSNode root) {
   }
 }
 
-// Whether the tree nests deeper than `limit` (walked with a cursor, without recursion).
-bool DeeperThan(TSNode root, int limit) {
-  TSTreeCursor cursor = ts_tree_cursor_new(root);
-  int depth = 0;
-  bool deeper = false;
-  while (true) {
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      if (++depth > limit) {
-        deeper = true;
-        break;
-      }
-      continue;
-    }
-    bool moved = false;
-    while (!moved) {
-      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-        moved = true;
-      } else if (depth > 0 && ts_tree_cursor_goto_parent(&cursor)) {
-        --depth;
-      } else {
-        break;
-      }
-    }
-    if (!moved) break;
-  }
-  ts_tree_cursor_delete(&cursor);
-  return deeper;
-}
-
 struct Scope {
   enum Type { kModule, kClass, kFunction } type = kModule;
   std::string qualname;  // within the module: "C.m", "f.<locals>.g"; "" for the module
@@ -108,8 +82,7 @@ class Extractor {
  public:
   Extractor(const Syntax& syntax, std::string_view source, const std::string& file,
             const DeadcodeConfig& config, FileModel* model)
-      : syntax_(syntax),
-        f_(syntax.fields()),
+      : f_(syntax.fields()),
         source_(source),
         config_(config),
         model_(*model),
@@ -120,7 +93,7 @@ class Extractor {
     is_package_ = base == "__init__.py";
   }
 
-  void Run(TSNode root) {
+  void Run(const Node* root) {
     scopes_.push_back({Scope::kModule, "", "", {&guards_, root}});
     Statements(root);
     scopes_.pop_back();
@@ -155,23 +128,22 @@ class Extractor {
     return kNone;
   }
 
-  void AddReference(std::string target, TSNode node) {
+  void AddReference(std::string target, const Node* node) {
     Reference reference;
     reference.from = CurrentFunction();
     reference.target = std::move(target);
-    TSPoint start = ts_node_start_point(node);
+    TSPoint start = ts_node_start_point(node->ts);
     reference.line = static_cast<int>(start.row) + 1;
     reference.column = static_cast<int>(start.column) + 1;
     model_.references.push_back(std::move(reference));
   }
 
   // The statements of a block or the module; an if statement sees the statements after it.
-  void Statements(TSNode block) {
-    std::vector<TSNode> statements = guards_.Statements(block);
+  void Statements(const Node* block) {
+    std::vector<const Node*> statements = guards_.Statements(block);
     for (size_t i = 0; i < statements.size(); ++i) {
-      if (syntax_.KindOf(statements[i]) == Kind::kIfStatement) {
-        std::vector<TSNode> tail(statements.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                                 statements.end());
+      if (KindOf(statements[i]) == Kind::kIfStatement) {
+        std::span<const Node* const> tail(statements.data() + i + 1, statements.size() - i - 1);
         guards_.IfStatement(statements[i], tail, &scopes_.back().variables, CurrentFunction(),
                             &model_.branches);
         Children(statements[i]);
@@ -181,20 +153,13 @@ class Extractor {
     }
   }
 
-  // Visits the named children. One buffer per nesting level, reused from node to node: this runs
-  // for most nodes, and a fresh vector each time shows in profiles.
-  void Children(TSNode node) {
-    size_t level = child_level_++;
-    if (level >= child_buffers_.size()) child_buffers_.resize(level + 1);
-    NamedChildren(node, &child_buffers_[level]);
-    // By index: deeper levels may grow child_buffers_, which moves the inner vectors.
-    for (size_t i = 0; i < child_buffers_[level].size(); ++i) Visit(child_buffers_[level][i].node);
-    --child_level_;
+  void Children(const Node* node) {
+    for (const Node& child : NamedChildren(node)) Visit(&child);
   }
 
   // A dotted load ("a.b.c", "super().f") into `out`; false for anything else.
-  bool Chain(TSNode node, std::string* out) {
-    switch (syntax_.KindOf(node)) {
+  bool Chain(const Node* node, std::string* out) {
+    switch (KindOf(node)) {
       case Kind::kIdentifier:
         out->append(Text(source_, node));
         return true;
@@ -205,8 +170,8 @@ class Extractor {
         return true;
       }
       case Kind::kCall: {
-        TSNode function = FieldChild(node, f_.function);
-        if (syntax_.KindOf(function) != Kind::kIdentifier || Text(source_, function) != "super") {
+        const Node* function = FieldChild(node, f_.function);
+        if (KindOf(function) != Kind::kIdentifier || Text(source_, function) != "super") {
           return false;
         }
         out->append("super()");
@@ -219,20 +184,20 @@ class Extractor {
 
   // An assignment target: names bound are not references, but what a subscript or attribute
   // target reads is evaluated.
-  void Store(TSNode node) {
-    const Kind kind = syntax_.KindOf(node);
+  void Store(const Node* node) {
+    const Kind kind = KindOf(node);
     if (kind == Kind::kIdentifier || kind == Kind::kAttribute) return;
     if (kind == Kind::kSubscript) {
       Children(node);
     } else if (IsTargetGroup(kind)) {
-      for (const Child& child : NamedChildren(node)) Store(child.node);
+      for (const Node& child : NamedChildren(node)) Store(&child);
     } else {
       Visit(node);
     }
   }
 
-  void Visit(TSNode node) {
-    switch (syntax_.KindOf(node)) {
+  void Visit(const Node* node) {
+    switch (KindOf(node)) {
       case Kind::kIdentifier:
         AddReference(std::string(Text(source_, node)), node);
         return;
@@ -250,21 +215,21 @@ class Extractor {
         return;
       case Kind::kAssignment:
       case Kind::kAugmentedAssignment:
-        for (const Child& child : NamedChildren(node)) {
+        for (const Node& child : NamedChildren(node)) {
           if (child.field == f_.left) {
-            Store(child.node);
+            Store(&child);
           } else if (child.field != f_.type) {
-            Visit(child.node);
+            Visit(&child);
           }
         }
         return;
       case Kind::kForStatement:
       case Kind::kForInClause:
-        for (const Child& child : NamedChildren(node)) {
+        for (const Node& child : NamedChildren(node)) {
           if (child.field == f_.left) {
-            Store(child.node);
+            Store(&child);
           } else {
-            Visit(child.node);
+            Visit(&child);
           }
         }
         return;
@@ -290,10 +255,10 @@ class Extractor {
       case Kind::kParameters:
       case Kind::kLambdaParameters:
         // Only default values are evaluated (in the enclosing scope).
-        for (const Child& child : NamedChildren(node)) {
-          Kind kind = syntax_.KindOf(child.node);
+        for (const Node& child : NamedChildren(node)) {
+          Kind kind = KindOf(&child);
           if (kind == Kind::kDefaultParameter || kind == Kind::kTypedDefaultParameter) {
-            Visit(FieldChild(child.node, f_.value));
+            Visit(FieldChild(&child, f_.value));
           }
         }
         return;
@@ -310,38 +275,38 @@ class Extractor {
       case Kind::kComment:
         return;
       default:
-        if (!ts_node_is_null(node)) Children(node);
+        if (node != nullptr) Children(node);
     }
   }
 
-  void Decorated(TSNode node) {
-    std::vector<TSNode> decorators;
-    TSNode definition{};
-    for (const Child& child : NamedChildren(node)) {
-      if (syntax_.KindOf(child.node) == Kind::kDecorator) {
-        decorators.push_back(child.node);
-        Children(child.node);  // evaluated in the enclosing scope
+  void Decorated(const Node* node) {
+    std::vector<const Node*> decorators;
+    const Node* definition = nullptr;
+    for (const Node& child : NamedChildren(node)) {
+      if (KindOf(&child) == Kind::kDecorator) {
+        decorators.push_back(&child);
+        Children(&child);  // evaluated in the enclosing scope
       } else if (child.field == f_.definition) {
-        definition = child.node;
+        definition = &child;
       }
     }
-    if (syntax_.KindOf(definition) == Kind::kFunctionDefinition) {
+    if (KindOf(definition) == Kind::kFunctionDefinition) {
       Function(definition, node, decorators);
-    } else if (syntax_.KindOf(definition) == Kind::kClassDefinition) {
+    } else if (KindOf(definition) == Kind::kClassDefinition) {
       Class(definition, node, decorators);
     }
   }
 
   // The decorator's expression as written, and the registration it makes, if any.
-  std::vector<std::string> DecoratorTexts(const std::vector<TSNode>& decorators, TSNode range_node,
-                                          const std::string& key) {
+  std::vector<std::string> DecoratorTexts(const std::vector<const Node*>& decorators,
+                                          const Node* range_node, const std::string& key) {
     std::vector<std::string> texts;
-    for (TSNode decorator : decorators) {
-      TSNode expression{};
-      for (const Child& child : NamedChildren(decorator)) {
-        if (syntax_.KindOf(child.node) != Kind::kComment) expression = child.node;
+    for (const Node* decorator : decorators) {
+      const Node* expression = nullptr;
+      for (const Node& child : NamedChildren(decorator)) {
+        if (KindOf(&child) != Kind::kComment) expression = &child;
       }
-      if (ts_node_is_null(expression)) continue;
+      if (expression == nullptr) continue;
       texts.emplace_back(Text(source_, expression));
       Registration(expression, range_node, key);
     }
@@ -349,17 +314,17 @@ class Extractor {
   }
 
   // @register_pass("name") where register_pass is a registration family's decorator.
-  void Registration(TSNode expression, TSNode range_node, const std::string& key) {
-    if (syntax_.KindOf(expression) != Kind::kCall) return;
-    TSNode function = FieldChild(expression, f_.function);
+  void Registration(const Node* expression, const Node* range_node, const std::string& key) {
+    if (KindOf(expression) != Kind::kCall) return;
+    const Node* function = FieldChild(expression, f_.function);
     std::string_view name = Text(source_, function);
-    if (syntax_.KindOf(function) == Kind::kAttribute) {
+    if (KindOf(function) == Kind::kAttribute) {
       name = Text(source_, FieldChild(function, f_.attribute));
-    } else if (syntax_.KindOf(function) != Kind::kIdentifier) {
+    } else if (KindOf(function) != Kind::kIdentifier) {
       return;
     }
-    std::vector<TSNode> arguments = guards_.Statements(FieldChild(expression, f_.arguments));
-    if (arguments.empty() || syntax_.KindOf(arguments[0]) != Kind::kString) return;
+    std::vector<const Node*> arguments = guards_.Statements(FieldChild(expression, f_.arguments));
+    if (arguments.empty() || KindOf(arguments[0]) != Kind::kString) return;
     std::string_view literal = Text(source_, arguments[0]);
     if (literal.size() < 2 || (literal.front() != '"' && literal.front() != '\'') ||
         literal.back() != literal.front()) {
@@ -383,7 +348,8 @@ class Extractor {
     }
   }
 
-  void Function(TSNode node, TSNode range_node, const std::vector<TSNode>& decorators) {
+  void Function(const Node* node, const Node* range_node,
+                const std::vector<const Node*>& decorators) {
     std::string name(Text(source_, FieldChild(node, f_.name)));
     std::string qualname = ChildQualname(name);
     FunctionUnit unit;
@@ -400,13 +366,13 @@ class Extractor {
     model_.functions.push_back(std::move(unit));
 
     Visit(FieldChild(node, f_.parameters));  // defaults, in the enclosing scope
-    TSNode body = FieldChild(node, f_.body);
+    const Node* body = FieldChild(node, f_.body);
     scopes_.push_back({Scope::kFunction, qualname, key, {&guards_, body}});
     Visit(body);
     scopes_.pop_back();
   }
 
-  void Class(TSNode node, TSNode range_node, const std::vector<TSNode>& decorators) {
+  void Class(const Node* node, const Node* range_node, const std::vector<const Node*>& decorators) {
     std::string name(Text(source_, FieldChild(node, f_.name)));
     std::string qualname = ChildQualname(name);
     ClassUnit unit;
@@ -414,29 +380,29 @@ class Extractor {
     unit.key = UniqueKey(unit.qualname, &class_keys_);
     unit.file = model_.file;
     unit.range = RangeOf(source_, range_node);
-    TSNode superclasses = FieldChild(node, f_.superclasses);
-    for (TSNode base : guards_.Statements(superclasses)) {
-      if (syntax_.KindOf(base) != Kind::kKeywordArgument) {
+    const Node* superclasses = FieldChild(node, f_.superclasses);
+    for (const Node* base : guards_.Statements(superclasses)) {
+      if (KindOf(base) != Kind::kKeywordArgument) {
         unit.bases.emplace_back(Text(source_, base));  // as written: a.B, Generic[T]
       }
     }
     DecoratorTexts(decorators, range_node, unit.key);
     model_.classes.push_back(std::move(unit));
 
-    if (!ts_node_is_null(superclasses)) Visit(superclasses);
-    TSNode body = FieldChild(node, f_.body);
+    if (superclasses != nullptr) Visit(superclasses);
+    const Node* body = FieldChild(node, f_.body);
     scopes_.push_back({Scope::kClass, qualname, "", {&guards_, body}});
     Visit(body);
     scopes_.pop_back();
   }
 
   // "a.b.c" from a dotted_name, whatever the spacing.
-  std::string Dotted(TSNode node) const {
+  std::string Dotted(const Node* node) const {
     std::string out;
-    for (const Child& child : NamedChildren(node)) {
-      if (syntax_.KindOf(child.node) != Kind::kIdentifier) continue;
+    for (const Node& child : NamedChildren(node)) {
+      if (KindOf(&child) != Kind::kIdentifier) continue;
       if (!out.empty()) out.push_back('.');
-      out.append(Text(source_, child.node));
+      out.append(Text(source_, &child));
     }
     return out;
   }
@@ -457,35 +423,37 @@ class Extractor {
     return rest.empty() ? package : package + "." + rest;
   }
 
-  void Import(TSNode node) {
+  void Import(const Node* node) {
     auto& imports = model_.imports;
-    if (syntax_.KindOf(node) == Kind::kImport) {
-      for (TSNode name : FieldChildren(node, f_.name)) {
-        if (syntax_.KindOf(name) == Kind::kDottedName) {
+    if (KindOf(node) == Kind::kImport) {
+      for (const Node& child : NamedChildren(node)) {
+        if (child.field != f_.name) continue;
+        const Node* name = &child;
+        if (KindOf(name) == Kind::kDottedName) {
           // `import a.b` binds `a`.
           std::string dotted = Dotted(name);
           std::string first = dotted.substr(0, dotted.find('.'));
           imports.emplace_back(first, first);
-        } else if (syntax_.KindOf(name) == Kind::kAliasedImport) {
+        } else if (KindOf(name) == Kind::kAliasedImport) {
           imports.emplace_back(std::string(Text(source_, FieldChild(name, f_.alias))),
                                Dotted(FieldChild(name, f_.name)));
         }
       }
       return;
     }
-    TSNode module_name = FieldChild(node, f_.module_name);
+    const Node* module_name = FieldChild(node, f_.module_name);
     std::string base;
-    if (syntax_.KindOf(module_name) == Kind::kDottedName) {
+    if (KindOf(module_name) == Kind::kDottedName) {
       base = Dotted(module_name);
-    } else if (syntax_.KindOf(module_name) == Kind::kRelativeImport) {
+    } else if (KindOf(module_name) == Kind::kRelativeImport) {
       int dots = 0;
       std::string rest;
-      for (const Child& child : NamedChildren(module_name)) {
-        if (syntax_.KindOf(child.node) == Kind::kImportPrefix) {
-          std::string_view prefix = Text(source_, child.node);
+      for (const Node& child : NamedChildren(module_name)) {
+        if (KindOf(&child) == Kind::kImportPrefix) {
+          std::string_view prefix = Text(source_, &child);
           dots = static_cast<int>(std::count(prefix.begin(), prefix.end(), '.'));
-        } else if (syntax_.KindOf(child.node) == Kind::kDottedName) {
-          rest = Dotted(child.node);
+        } else if (KindOf(&child) == Kind::kDottedName) {
+          rest = Dotted(&child);
         }
       }
       base = ResolveRelative(dots, rest);
@@ -495,14 +463,14 @@ class Extractor {
     auto join = [&](const std::string& name) {
       return base.empty() || base.back() == '.' ? base + name : base + "." + name;
     };
-    for (const Child& child : NamedChildren(node)) {
-      if (child.field == f_.name && syntax_.KindOf(child.node) == Kind::kDottedName) {
-        std::string name = Dotted(child.node);
+    for (const Node& child : NamedChildren(node)) {
+      if (child.field == f_.name && KindOf(&child) == Kind::kDottedName) {
+        std::string name = Dotted(&child);
         imports.emplace_back(name, join(name));
-      } else if (child.field == f_.name && syntax_.KindOf(child.node) == Kind::kAliasedImport) {
-        imports.emplace_back(std::string(Text(source_, FieldChild(child.node, f_.alias))),
-                             join(Dotted(FieldChild(child.node, f_.name))));
-      } else if (syntax_.KindOf(child.node) == Kind::kWildcardImport) {
+      } else if (child.field == f_.name && KindOf(&child) == Kind::kAliasedImport) {
+        imports.emplace_back(std::string(Text(source_, FieldChild(&child, f_.alias))),
+                             join(Dotted(FieldChild(&child, f_.name))));
+      } else if (KindOf(&child) == Kind::kWildcardImport) {
         imports.emplace_back("*", base);
       }
     }
@@ -528,7 +496,6 @@ class Extractor {
     }
   }
 
-  const Syntax& syntax_;
   const python::Fields& f_;
   std::string_view source_;
   const DeadcodeConfig& config_;
@@ -536,8 +503,6 @@ class Extractor {
   GuardFinder guards_;
   bool is_package_ = false;
   std::vector<Scope> scopes_;
-  std::vector<std::vector<Child>> child_buffers_;
-  size_t child_level_ = 0;
   std::map<std::string, int> function_keys_;
   std::map<std::string, int> class_keys_;
 };
@@ -599,13 +564,15 @@ FileModel AnalyzePythonSource(std::string_view source, const std::string& file,
     return model;
   }
   TSNode root = ts_tree_root_node(tree);
+  // One table per thread, reused across files.
+  thread_local NodeTable nodes;
   if (ts_node_has_error(root)) {
     TSPoint at = ts_node_start_point(FirstError(**syntax, root));
     problem(static_cast<int>(at.row) + 1, static_cast<int>(at.column) + 1, "syntax error");
-  } else if (DeeperThan(root, kMaxDepth)) {
+  } else if (!nodes.Build(**syntax, root, kMaxDepth)) {
     problem(0, 0, "syntax tree nested deeper than 400 levels; not analyzed");
   } else {
-    Extractor(**syntax, source, file, config, &model).Run(root);
+    Extractor(**syntax, source, file, config, &model).Run(nodes.root());
   }
   ts_tree_delete(tree);
   model.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

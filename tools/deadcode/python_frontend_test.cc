@@ -329,6 +329,97 @@ TEST(PythonFrontendTest, GrammarVersionIsChecked) {
   EXPECT_FALSE(python::CheckLanguageVersion(12).ok());
 }
 
+// A parsed source and its node table.
+class PythonNodeTableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StatusOr<const python::Syntax*> syntax = python::Syntax::Get();
+    ASSERT_TRUE(syntax.ok());
+    syntax_ = *syntax;
+    parser_ = ts_parser_new();
+    ASSERT_TRUE(ts_parser_set_language(parser_, syntax_->language()));
+  }
+  void TearDown() override {
+    if (tree_ != nullptr) ts_tree_delete(tree_);
+    if (parser_ != nullptr) ts_parser_delete(parser_);
+  }
+  TSNode Parse(const std::string& source) {
+    if (tree_ != nullptr) ts_tree_delete(tree_);
+    source_ = source;
+    tree_ = ts_parser_parse_string(parser_, nullptr, source_.data(),
+                                   static_cast<uint32_t>(source_.size()));
+    return ts_tree_root_node(tree_);
+  }
+
+  const python::Syntax* syntax_ = nullptr;
+  TSParser* parser_ = nullptr;
+  TSTree* tree_ = nullptr;
+  std::string source_;
+  python::NodeTable table_;
+};
+
+TEST_F(PythonNodeTableTest, DepthCountsEveryLevelAnonymousNodesIncluded) {
+  // module > expression_statement > assignment > x, =, a: three levels below the root.
+  TSNode root = Parse("x = a\n");
+  EXPECT_TRUE(table_.Build(*syntax_, root, 3));
+  EXPECT_FALSE(table_.Build(*syntax_, root, 2));
+  EXPECT_EQ(table_.root(), nullptr);
+  // module > expression_statement > call > argument_list > ( ): the deepest nodes are anonymous.
+  root = Parse("f()\n");
+  EXPECT_TRUE(table_.Build(*syntax_, root, 4));
+  EXPECT_FALSE(table_.Build(*syntax_, root, 3));
+}
+
+TEST_F(PythonNodeTableTest, BuildAgreesWithTheCursorWalkAtEveryLimit) {
+  std::string source = "x = ";
+  for (int i = 0; i < 60; ++i) source += "f(a, [b, ";
+  source += "c";
+  for (int i = 0; i < 60; ++i) source += "])";
+  source += "\ny = 1\n";
+  TSNode root = Parse(source);
+  ASSERT_FALSE(ts_node_has_error(root));
+  int analyzed = 0;
+  for (int limit = 0; limit < 400; ++limit) {
+    const bool deeper = python::DeeperThan(root, limit);
+    EXPECT_EQ(table_.Build(*syntax_, root, limit), !deeper) << "limit " << limit;
+    analyzed += deeper ? 0 : 1;
+  }
+  EXPECT_GT(analyzed, 0);
+  EXPECT_LT(analyzed, 400);
+}
+
+TEST_F(PythonNodeTableTest, ChildrenAreTheNamedOnesWithTheirFields) {
+  const std::string source = "def f(a, b=1):  # c\n    return a\n";
+  ASSERT_TRUE(table_.Build(*syntax_, Parse(source), 400));
+  const python::Fields& f = syntax_->fields();
+  const python::Node* module = table_.root();
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(module->kind, python::Kind::kModule);
+  ASSERT_EQ(python::NamedChildren(module).size(), 1u);
+  const python::Node* def = &python::NamedChildren(module)[0];
+  EXPECT_EQ(def->kind, python::Kind::kFunctionDefinition);
+  std::vector<std::string> children;
+  for (const python::Node& child : python::NamedChildren(def)) {
+    children.push_back(fmt::format("{}:{}", python::Text(source, &child),
+                                   child.field == f.name         ? "name"
+                                   : child.field == f.parameters ? "parameters"
+                                   : child.field == f.body       ? "body"
+                                   : child.field == 0            ? "-"
+                                                                 : "?"));
+  }
+  EXPECT_EQ(children, (Strings{"f:name", "(a, b=1):parameters", "# c:-", "return a:body"}));
+  const python::Node* parameters = python::FieldChild(def, f.parameters);
+  ASSERT_NE(parameters, nullptr);
+  ASSERT_EQ(python::NamedChildren(parameters).size(), 2u);
+  const python::Node& b = python::NamedChildren(parameters)[1];
+  EXPECT_EQ(b.kind, python::Kind::kDefaultParameter);
+  EXPECT_EQ(python::Text(source, python::FieldChild(&b, f.value)), "1");
+  EXPECT_EQ(python::FieldChild(&b, f.body), nullptr);
+  EXPECT_EQ(python::FieldChild(nullptr, f.body), nullptr);
+  EXPECT_TRUE(python::NamedChildren(nullptr).empty());
+  EXPECT_EQ(python::KindOf(nullptr), python::Kind::kOther);
+}
+
 class PythonTreesTest : public ::testing::Test {
  protected:
   void SetUp() override {

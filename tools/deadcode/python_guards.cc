@@ -14,33 +14,33 @@ std::string_view LastComponent(std::string_view dotted) {
 
 }  // namespace
 
-TSNode GuardFinder::StripParentheses(TSNode node) const {
+const Node* GuardFinder::StripParentheses(const Node* node) const {
   // A parenthesized expression holds one expression (comments aside).
-  while (!ts_node_is_null(node) && syntax_.KindOf(node) == Kind::kParenthesized) {
-    TSNode inner{};
-    for (const Child& child : NamedChildren(node)) {
-      if (syntax_.KindOf(child.node) != Kind::kComment) {
-        inner = child.node;
+  while (node != nullptr && KindOf(node) == Kind::kParenthesized) {
+    const Node* inner = nullptr;
+    for (const Node& child : NamedChildren(node)) {
+      if (KindOf(&child) != Kind::kComment) {
+        inner = &child;
         break;
       }
     }
-    if (ts_node_is_null(inner)) break;
+    if (inner == nullptr) break;
     node = inner;
   }
   return node;
 }
 
-std::vector<TSNode> GuardFinder::Statements(TSNode block) const {
-  std::vector<TSNode> out;
-  if (ts_node_is_null(block)) return out;
-  for (const Child& child : NamedChildren(block)) {
-    if (syntax_.KindOf(child.node) != Kind::kComment) out.push_back(child.node);
+std::vector<const Node*> GuardFinder::Statements(const Node* block) const {
+  std::vector<const Node*> out;
+  if (block == nullptr) return out;
+  for (const Node& child : NamedChildren(block)) {
+    if (KindOf(&child) != Kind::kComment) out.push_back(&child);
   }
   return out;
 }
 
-std::optional<std::string> GuardFinder::StringValue(TSNode node) const {
-  if (syntax_.KindOf(node) != Kind::kString) return std::nullopt;
+std::optional<std::string> GuardFinder::StringValue(const Node* node) const {
+  if (KindOf(node) != Kind::kString) return std::nullopt;
   std::string_view text = Text(source_, node);
   // Plain and raw literals only: an f-string or a byte string is not a flag name.
   size_t quote = text.find_first_of("'\"");
@@ -55,38 +55,43 @@ std::optional<std::string> GuardFinder::StringValue(TSNode node) const {
   return std::string(text.substr(width, text.size() - 2 * width));
 }
 
-bool GuardFinder::IsFlagRead(TSNode subscript, const std::string& flag) const {
+bool GuardFinder::IsFlagRead(const Node* subscript, const std::string& flag) const {
   // get_flags("F")["F"] or get_flags(["F"])["F"], get_flags reached by any dotted path.
   const Fields& f = syntax_.fields();
-  TSNode call = StripParentheses(FieldChild(subscript, f.value));
-  if (ts_node_is_null(call) || syntax_.KindOf(call) != Kind::kCall) return false;
-  TSNode function = FieldChild(call, f.function);
-  Kind function_kind = syntax_.KindOf(function);
+  const Node* call = StripParentheses(FieldChild(subscript, f.value));
+  if (call == nullptr || KindOf(call) != Kind::kCall) return false;
+  const Node* function = FieldChild(call, f.function);
+  Kind function_kind = KindOf(function);
   if (function_kind != Kind::kIdentifier && function_kind != Kind::kAttribute) return false;
   if (LastComponent(Text(source_, function)) != "get_flags") return false;
-  std::vector<TSNode> arguments = Statements(FieldChild(call, f.arguments));
+  std::vector<const Node*> arguments = Statements(FieldChild(call, f.arguments));
   if (arguments.size() != 1) return false;
-  TSNode argument = arguments[0];
-  if (syntax_.KindOf(argument) == Kind::kList) {
-    std::vector<TSNode> items = Statements(argument);
+  const Node* argument = arguments[0];
+  if (KindOf(argument) == Kind::kList) {
+    std::vector<const Node*> items = Statements(argument);
     if (items.size() != 1) return false;
     argument = items[0];
   }
   if (StringValue(argument) != flag) return false;
-  std::vector<TSNode> keys = FieldChildren(subscript, f.subscript);
-  return keys.size() == 1 && StringValue(keys[0]) == flag;
+  const Node* key = nullptr;
+  for (const Node& child : NamedChildren(subscript)) {
+    if (child.field != f.subscript) continue;
+    if (key != nullptr) return false;  // more than one key
+    key = &child;
+  }
+  return key != nullptr && StringValue(key) == flag;
 }
 
-std::optional<std::string> GuardFinder::MatchExpression(TSNode expression) const {
+std::optional<std::string> GuardFinder::MatchExpression(const Node* expression) const {
   const Fields& f = syntax_.fields();
-  Kind kind = syntax_.KindOf(expression);
+  Kind kind = KindOf(expression);
   for (const GuardPattern& guard : guards_) {
     if (guard.kind == "call") {
       if (kind != Kind::kCall) continue;
-      TSNode function = FieldChild(expression, f.function);
-      if (syntax_.KindOf(function) == Kind::kIdentifier) {
+      const Node* function = FieldChild(expression, f.function);
+      if (KindOf(function) == Kind::kIdentifier) {
         if (Text(source_, function) == guard.text) return guard.name;
-      } else if (syntax_.KindOf(function) == Kind::kAttribute) {
+      } else if (KindOf(function) == Kind::kAttribute) {
         if (Text(source_, FieldChild(function, f.attribute)) == guard.text) return guard.name;
       }
     } else if (guard.kind == "name") {
@@ -113,58 +118,57 @@ const GuardVariables& LazyGuardVariables::Get() {
   return *variables_;
 }
 
-std::optional<GuardMatch> GuardFinder::Match(TSNode condition,
+std::optional<GuardMatch> GuardFinder::Match(const Node* condition,
                                              LazyGuardVariables* variables) const {
-  TSNode expression = StripParentheses(condition);
+  const Node* expression = StripParentheses(condition);
   bool negated = false;
-  if (syntax_.KindOf(expression) == Kind::kNotOperator) {
+  if (KindOf(expression) == Kind::kNotOperator) {
     negated = true;
     expression = StripParentheses(FieldChild(expression, syntax_.fields().argument));
   }
-  if (ts_node_is_null(expression)) return std::nullopt;
+  if (expression == nullptr) return std::nullopt;
   if (std::optional<std::string> name = MatchExpression(expression)) {
     return GuardMatch{*name, negated, false};
   }
-  if (variables != nullptr && syntax_.KindOf(expression) == Kind::kIdentifier) {
+  if (variables != nullptr && KindOf(expression) == Kind::kIdentifier) {
     const GuardVariables& known = variables->Get();
     auto it = known.find(Text(source_, expression));
-    if (it != known.end() &&
-        it->second.line < static_cast<int>(ts_node_start_point(condition).row) + 1) {
+    if (it != known.end() && it->second.line < StartLine(condition)) {
       return GuardMatch{it->second.guard.name, negated != it->second.guard.negated, true};
     }
   }
   return std::nullopt;
 }
 
-void GuardFinder::CountTargets(TSNode target,
+void GuardFinder::CountTargets(const Node* target,
                                std::map<std::string, int, std::less<>>* counts) const {
-  const Kind kind = syntax_.KindOf(target);
+  const Kind kind = KindOf(target);
   if (kind == Kind::kIdentifier) {
     ++(*counts)[std::string(Text(source_, target))];
   } else if (IsTargetGroup(kind) || kind == Kind::kAsPatternTarget) {
-    for (const Child& child : NamedChildren(target)) CountTargets(child.node, counts);
+    for (const Node& child : NamedChildren(target)) CountTargets(&child, counts);
   }
 }
 
-void GuardFinder::ScanScope(TSNode node, std::map<std::string, int, std::less<>>* counts,
+void GuardFinder::ScanScope(const Node* node, std::map<std::string, int, std::less<>>* counts,
                             GuardVariables* candidates) const {
   const Fields& f = syntax_.fields();
-  for (const Child& child : NamedChildren(node)) {
-    TSNode n = child.node;
-    switch (syntax_.KindOf(n)) {
+  for (const Node& child : NamedChildren(node)) {
+    const Node* n = &child;
+    switch (KindOf(n)) {
       case Kind::kFunctionDefinition:
       case Kind::kClassDefinition:
       case Kind::kDecoratedDefinition:
         continue;  // other scopes
       case Kind::kAssignment: {
-        TSNode left = FieldChild(n, f.left);
+        const Node* left = FieldChild(n, f.left);
         CountTargets(left, counts);
-        TSNode right = FieldChild(n, f.right);
-        if (syntax_.KindOf(left) == Kind::kIdentifier && !ts_node_is_null(right)) {
+        const Node* right = FieldChild(n, f.right);
+        if (KindOf(left) == Kind::kIdentifier && right != nullptr) {
           if (std::optional<GuardMatch> match = Match(right, nullptr)) {
             std::string name(Text(source_, left));
             if (!candidates->contains(name)) {
-              (*candidates)[name] = {*match, static_cast<int>(ts_node_start_point(n).row) + 1};
+              (*candidates)[name] = {*match, StartLine(n)};
             }
           }
         }
@@ -184,12 +188,12 @@ void GuardFinder::ScanScope(TSNode node, std::map<std::string, int, std::less<>>
       default:
         break;
     }
-    if (syntax_.KindOf(n) == Kind::kAsPatternTarget) continue;
+    if (KindOf(n) == Kind::kAsPatternTarget) continue;
     ScanScope(n, counts, candidates);
   }
 }
 
-GuardVariables GuardFinder::CollectVariables(TSNode body) const {
+GuardVariables GuardFinder::CollectVariables(const Node* body) const {
   std::map<std::string, int, std::less<>> counts;
   GuardVariables candidates;
   ScanScope(body, &counts, &candidates);
@@ -200,19 +204,21 @@ GuardVariables GuardFinder::CollectVariables(TSNode body) const {
   return out;
 }
 
-bool GuardFinder::AlwaysExits(TSNode block) const {
-  std::vector<TSNode> statements = Statements(block);
+bool GuardFinder::AlwaysExits(const Node* block) const {
+  std::vector<const Node*> statements = Statements(block);
   if (statements.empty()) return false;
-  TSNode last = statements.back();
-  Kind kind = syntax_.KindOf(last);
+  const Node* last = statements.back();
+  Kind kind = KindOf(last);
   if (kind == Kind::kReturn || kind == Kind::kRaise) return true;
   if (kind != Kind::kIfStatement) return false;
   // An if whose every branch exits, an else included.
   const Fields& f = syntax_.fields();
   if (!AlwaysExits(FieldChild(last, f.consequence))) return false;
   bool has_else = false;
-  for (TSNode clause : FieldChildren(last, f.alternative)) {
-    if (syntax_.KindOf(clause) == Kind::kElseClause) {
+  for (const Node& child : NamedChildren(last)) {
+    if (child.field != f.alternative) continue;
+    const Node* clause = &child;
+    if (KindOf(clause) == Kind::kElseClause) {
       has_else = true;
       if (!AlwaysExits(FieldChild(clause, f.body))) return false;
     } else if (!AlwaysExits(FieldChild(clause, f.consequence))) {
@@ -222,10 +228,10 @@ bool GuardFinder::AlwaysExits(TSNode block) const {
   return has_else;
 }
 
-bool GuardFinder::OnlyRaises(const std::vector<TSNode>& statements) const {
+bool GuardFinder::OnlyRaises(std::span<const Node* const> statements) const {
   bool raises = false;
-  for (TSNode statement : statements) {
-    switch (syntax_.KindOf(statement)) {
+  for (const Node* statement : statements) {
+    switch (KindOf(statement)) {
       case Kind::kRaise:
         raises = true;
         break;
@@ -233,8 +239,8 @@ bool GuardFinder::OnlyRaises(const std::vector<TSNode>& statements) const {
         break;
       case Kind::kExpressionStatement: {
         // A docstring-like string literal.
-        std::vector<TSNode> parts = Statements(statement);
-        if (parts.size() != 1 || syntax_.KindOf(parts[0]) != Kind::kString) return false;
+        std::vector<const Node*> parts = Statements(statement);
+        if (parts.size() != 1 || KindOf(parts[0]) != Kind::kString) return false;
         break;
       }
       default:
@@ -244,15 +250,15 @@ bool GuardFinder::OnlyRaises(const std::vector<TSNode>& statements) const {
   return raises;
 }
 
-GuardedBranch GuardFinder::Make(TSNode condition, const GuardMatch& match,
+GuardedBranch GuardFinder::Make(const Node* condition, const GuardMatch& match,
                                 const std::string& enclosing, const char* legacy_kind,
-                                const char* shape, const std::vector<TSNode>& legacy) const {
+                                const char* shape, std::span<const Node* const> legacy) const {
   GuardedBranch branch;
   branch.file = file_;
   branch.enclosing = enclosing;
   branch.guard_text = std::string(Text(source_, condition));
   branch.guard_name = match.name;
-  branch.guard_line = static_cast<int>(ts_node_start_point(condition).row) + 1;
+  branch.guard_line = StartLine(condition);
   branch.negated = match.negated;
   branch.legacy_kind = legacy_kind;
   branch.shape = match.variable ? "guard-variable" : shape;
@@ -261,22 +267,24 @@ GuardedBranch GuardFinder::Make(TSNode condition, const GuardMatch& match,
   return branch;
 }
 
-void GuardFinder::IfStatement(TSNode node, const std::vector<TSNode>& tail,
+void GuardFinder::IfStatement(const Node* node, std::span<const Node* const> tail,
                               LazyGuardVariables* variables, const std::string& enclosing,
                               std::vector<GuardedBranch>* out) const {
   const Fields& f = syntax_.fields();
-  TSNode condition = FieldChild(node, f.condition);
-  std::vector<TSNode> body = Statements(FieldChild(node, f.consequence));
-  std::vector<TSNode> elifs;
-  std::vector<TSNode> else_body;
-  for (TSNode clause : FieldChildren(node, f.alternative)) {
-    if (syntax_.KindOf(clause) == Kind::kElifClause) {
+  const Node* condition = FieldChild(node, f.condition);
+  std::vector<const Node*> body = Statements(FieldChild(node, f.consequence));
+  std::vector<const Node*> elifs;
+  std::vector<const Node*> else_body;
+  for (const Node& child : NamedChildren(node)) {
+    if (child.field != f.alternative) continue;
+    const Node* clause = &child;
+    if (KindOf(clause) == Kind::kElifClause) {
       elifs.push_back(clause);
-    } else if (syntax_.KindOf(clause) == Kind::kElseClause) {
+    } else if (KindOf(clause) == Kind::kElseClause) {
       else_body = Statements(FieldChild(clause, f.body));
     }
   }
-  auto span = [&](const std::vector<TSNode>& statements) {
+  auto span = [&](std::span<const Node* const> statements) {
     return RangeSpan(source_, statements.front(), statements.back());
   };
 
@@ -310,8 +318,8 @@ void GuardFinder::IfStatement(TSNode node, const std::vector<TSNode>& tail,
   }
 
   for (size_t i = 0; i < elifs.size(); ++i) {
-    TSNode elif_condition = FieldChild(elifs[i], f.condition);
-    std::vector<TSNode> elif_body = Statements(FieldChild(elifs[i], f.consequence));
+    const Node* elif_condition = FieldChild(elifs[i], f.condition);
+    std::vector<const Node*> elif_body = Statements(FieldChild(elifs[i], f.consequence));
     std::optional<GuardMatch> match = Match(elif_condition, variables);
     if (!match || elif_body.empty()) continue;
     bool else_follows = i + 1 == elifs.size() && !else_body.empty();
@@ -329,16 +337,17 @@ void GuardFinder::IfStatement(TSNode node, const std::vector<TSNode>& tail,
   }
 }
 
-void GuardFinder::Conditional(TSNode node, LazyGuardVariables* variables,
+void GuardFinder::Conditional(const Node* node, LazyGuardVariables* variables,
                               const std::string& enclosing, std::vector<GuardedBranch>* out) const {
-  std::vector<TSNode> parts = Statements(node);  // A, condition, B
+  std::vector<const Node*> parts = Statements(node);  // A, condition, B
   if (parts.size() != 3) return;
   std::optional<GuardMatch> match = Match(parts[1], variables);
   if (!match) return;
-  TSNode legacy = match->negated ? parts[0] : parts[2];
-  TSNode twin = match->negated ? parts[2] : parts[0];
-  GuardedBranch branch = Make(parts[1], *match, enclosing,
-                              match->negated ? "if-body" : "else-branch", "ternary", {legacy});
+  const Node* legacy = match->negated ? parts[0] : parts[2];
+  const Node* twin = match->negated ? parts[2] : parts[0];
+  GuardedBranch branch =
+      Make(parts[1], *match, enclosing, match->negated ? "if-body" : "else-branch", "ternary",
+           std::span<const Node* const>(&legacy, 1));
   branch.twin = RangeOf(source_, twin);
   out->push_back(std::move(branch));
 }

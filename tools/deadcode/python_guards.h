@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,12 +36,12 @@ class GuardFinder;
 // The guard variables of one scope, collected on first use: most scopes never test a bare name.
 class LazyGuardVariables {
  public:
-  LazyGuardVariables(const GuardFinder* finder, TSNode body) : finder_(finder), body_(body) {}
+  LazyGuardVariables(const GuardFinder* finder, const Node* body) : finder_(finder), body_(body) {}
   const GuardVariables& Get();
 
  private:
   const GuardFinder* finder_;
-  TSNode body_;
+  const Node* body_;
   std::optional<GuardVariables> variables_;
 };
 
@@ -52,35 +53,36 @@ class GuardFinder {
 
   // The guard variables of a scope whose statements are the named children of `body` (a block or
   // the module); nested functions, classes and lambdas are other scopes.
-  GuardVariables CollectVariables(TSNode body) const;
+  GuardVariables CollectVariables(const Node* body) const;
 
   // The guard `condition` is, or nothing. `variables` may be null.
-  std::optional<GuardMatch> Match(TSNode condition, LazyGuardVariables* variables) const;
+  std::optional<GuardMatch> Match(const Node* condition, LazyGuardVariables* variables) const;
 
   // The guarded branches of an if statement. `tail` holds the statements after it in its block
   // (for the early-return shapes).
-  void IfStatement(TSNode node, const std::vector<TSNode>& tail, LazyGuardVariables* variables,
-                   const std::string& enclosing, std::vector<GuardedBranch>* out) const;
+  void IfStatement(const Node* node, std::span<const Node* const> tail,
+                   LazyGuardVariables* variables, const std::string& enclosing,
+                   std::vector<GuardedBranch>* out) const;
   // The guarded branch of a conditional expression `A if C else B`.
-  void Conditional(TSNode node, LazyGuardVariables* variables, const std::string& enclosing,
+  void Conditional(const Node* node, LazyGuardVariables* variables, const std::string& enclosing,
                    std::vector<GuardedBranch>* out) const;
 
   // The statements of a block (comments left out).
-  std::vector<TSNode> Statements(TSNode block) const;
+  std::vector<const Node*> Statements(const Node* block) const;
 
  private:
-  std::optional<std::string> MatchExpression(TSNode expression) const;
-  bool IsFlagRead(TSNode subscript, const std::string& flag) const;
-  std::optional<std::string> StringValue(TSNode node) const;
-  TSNode StripParentheses(TSNode node) const;
-  bool AlwaysExits(TSNode block) const;
-  bool OnlyRaises(const std::vector<TSNode>& statements) const;
-  void CountTargets(TSNode target, std::map<std::string, int, std::less<>>* counts) const;
-  void ScanScope(TSNode node, std::map<std::string, int, std::less<>>* counts,
+  std::optional<std::string> MatchExpression(const Node* expression) const;
+  bool IsFlagRead(const Node* subscript, const std::string& flag) const;
+  std::optional<std::string> StringValue(const Node* node) const;
+  const Node* StripParentheses(const Node* node) const;
+  bool AlwaysExits(const Node* block) const;
+  bool OnlyRaises(std::span<const Node* const> statements) const;
+  void CountTargets(const Node* target, std::map<std::string, int, std::less<>>* counts) const;
+  void ScanScope(const Node* node, std::map<std::string, int, std::less<>>* counts,
                  GuardVariables* candidates) const;
-  GuardedBranch Make(TSNode condition, const GuardMatch& match, const std::string& enclosing,
+  GuardedBranch Make(const Node* condition, const GuardMatch& match, const std::string& enclosing,
                      const char* legacy_kind, const char* shape,
-                     const std::vector<TSNode>& legacy) const;
+                     std::span<const Node* const> legacy) const;
 
   const Syntax& syntax_;
   std::string_view source_;

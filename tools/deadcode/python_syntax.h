@@ -1,12 +1,16 @@
 // The Python front end's view of tree-sitter's syntax tree: node kinds as an enum (mapped once
 // from the grammar's symbol names, so the walk compares integers, not strings), the field ids it
-// reads, node text and 1-based ranges, and child iteration through a tree cursor (tree-sitter
-// 0.20's ts_node_child is linear in the index, a cursor is not). Internal to the front end.
+// reads, and a flat table of a parsed file's named nodes, each with its kind, the field it fills
+// and its named children as one contiguous run, built in one cursor pass: the walk then reads
+// children and fields as array entries instead of re-scanning a node's children with a tree
+// cursor for every field (tree-sitter 0.20's ts_node_child is linear in the index, and cursor
+// moves dominated the walk). Node text and 1-based ranges. Internal to the front end.
 #pragma once
 
 #include <tree_sitter/api.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +93,8 @@ struct Fields {
 class Syntax {
  public:
   // The grammar's tables, or the error saying why the grammar cannot be used with this library.
+  // The first call also installs tree-sitter allocation hooks that keep freed blocks per thread
+  // (every block stays malloc's own, so they are safe at any time; python_syntax.cc).
   static StatusOr<const Syntax*> Get();
 
   Kind KindOf(TSNode node) const {
@@ -126,19 +132,60 @@ inline bool IsTargetGroup(Kind kind) {
   }
 }
 
-// A child of a node with the field it fills (0 for none).
-struct Child {
-  TSNode node;
-  TSFieldId field;
+// A named node of a parsed file (extras such as comments included). A null node is nullptr.
+struct Node {
+  TSNode ts;
+  const Node* children = nullptr;  // the named children, in order
+  uint32_t child_count = 0;
+  TSFieldId field = 0;  // the field this node fills in its parent, 0 for none
+  Kind kind = Kind::kOther;
 };
 
-// The named children of `node`, extras (comments) included, in order.
-void NamedChildren(TSNode node, std::vector<Child>* out);
-std::vector<Child> NamedChildren(TSNode node);
-// The first named child filling `field`, or a null node.
-TSNode FieldChild(TSNode node, TSFieldId field);
-// The named children filling `field`, in order.
-std::vector<TSNode> FieldChildren(TSNode node, TSFieldId field);
+inline Kind KindOf(const Node* node) { return node == nullptr ? Kind::kOther : node->kind; }
+
+// The named children of `node` (none for a null node), extras included, in order.
+inline std::span<const Node> NamedChildren(const Node* node) {
+  if (node == nullptr) return {};
+  return {node->children, node->child_count};
+}
+
+// The first named child filling `field`, or nullptr.
+inline const Node* FieldChild(const Node* node, TSFieldId field) {
+  if (field == 0) return nullptr;
+  for (const Node& child : NamedChildren(node)) {
+    if (child.field == field) return &child;
+  }
+  return nullptr;
+}
+
+// The named nodes of one syntax tree. Reused from file to file (one per thread), so that its
+// buffers and cursor are allocated once.
+class NodeTable {
+ public:
+  NodeTable() = default;
+  ~NodeTable();
+  NodeTable(const NodeTable&) = delete;
+  NodeTable& operator=(const NodeTable&) = delete;
+
+  // Tabulates the tree under `root`, or returns false, leaving the table empty, when the tree
+  // nests deeper than `max_depth` levels (every node counted, anonymous ones included). The
+  // nodes stay valid until the next Build and while the tree lives.
+  bool Build(const Syntax& syntax, TSNode root, int max_depth);
+  const Node* root() const { return nodes_.empty() ? nullptr : nodes_.data(); }
+
+ private:
+  TSTreeCursor* CursorAt(TSNode node);
+
+  std::vector<Node> nodes_;
+  std::vector<uint32_t> first_child_;  // while building: indexes, as nodes_ may move
+  std::vector<uint16_t> depth_;
+  TSTreeCursor cursor_{};
+  bool has_cursor_ = false;
+};
+
+// Whether the tree under `root` nests deeper than `limit` (walked with a cursor, without
+// recursion).
+bool DeeperThan(TSNode root, int limit);
 
 inline std::string_view Text(std::string_view source, TSNode node) {
   uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
@@ -146,10 +193,20 @@ inline std::string_view Text(std::string_view source, TSNode node) {
   return source.substr(start, end - start);
 }
 
+// The node's text; empty for a null node.
+inline std::string_view Text(std::string_view source, const Node* node) {
+  return node == nullptr ? std::string_view() : Text(source, node->ts);
+}
+
+// The node's 1-based start line.
+inline int StartLine(const Node* node) {
+  return static_cast<int>(ts_node_start_point(node->ts).row) + 1;
+}
+
 // The node's 1-based range, end column exclusive; a node that ends at the start of a line ends
 // on the line before.
-SourceRange RangeOf(std::string_view source, TSNode node);
+SourceRange RangeOf(std::string_view source, const Node* node);
 // From the start of `first` to the end of `last`.
-SourceRange RangeSpan(std::string_view source, TSNode first, TSNode last);
+SourceRange RangeSpan(std::string_view source, const Node* first, const Node* last);
 
 }  // namespace irm::deadcode::python
