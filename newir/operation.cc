@@ -4,7 +4,7 @@
 #include <atomic>
 
 #include "newir/block.h"
-#include "newir/op_info.h"
+#include "newir/interned_name.h"
 
 namespace irm::newir {
 namespace {
@@ -21,12 +21,9 @@ bool IsInside(const Operation* op, const Operation* ancestor) {
 
 }  // namespace
 
-// A registered op's name is its table entry's (which lives as long as the process); others are
-// interned.
+// Interned rather than the table entry's: a registry may die before the ops it described.
 Operation::Operation(std::string_view name, const OpInfo* info)
-    : name_(info != nullptr && info->name == name ? &info->name : &InternName(name)),
-      info_(info),
-      id_(next_op_id.fetch_add(1)) {}
+    : name_(&InternName(name)), info_(info), id_(next_op_id.fetch_add(1)) {}
 
 std::unique_ptr<Operation> Operation::Create(std::string_view name,
                                              const std::vector<Value*>& operands,

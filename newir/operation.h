@@ -89,7 +89,7 @@ class Operation {
   friend class Block;
   Operation(std::string_view name, const OpInfo* info);
 
-  const std::string* name_;  // the table entry's or an interned name (never freed)
+  const std::string* name_;  // interned (interned_name.h): lives as long as the process
   const OpInfo* info_;
   uint64_t id_;
   std::unique_ptr<OpOperand[]> operands_;
