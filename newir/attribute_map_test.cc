@@ -2,7 +2,6 @@
 // of the interned names its keys are.
 #include "newir/attribute_map.h"
 
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
