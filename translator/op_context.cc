@@ -96,11 +96,11 @@ void Scope::Bind(std::string_view name, Binding binding) {
   slot = {hash, static_cast<uint32_t>(entries_.size())};
 }
 
-std::vector<std::string_view> Scope::bound_names() const {
-  std::vector<std::string_view> names;
-  names.reserve(entries_.size());
-  for (const Entry& e : entries_) names.emplace_back(e.name);
-  return names;
+std::vector<std::pair<std::string_view, const Binding*>> Scope::local_bindings() const {
+  std::vector<std::pair<std::string_view, const Binding*>> bindings;
+  bindings.reserve(entries_.size());
+  for (const Entry& e : entries_) bindings.emplace_back(e.name, &e.binding);
+  return bindings;
 }
 
 // ---- OpContext ----------------------------------------------------------------------------------
@@ -193,7 +193,7 @@ StatusOr<Value*> OpContext::ValueOf(std::string_view name) {
                                   {type}, std::move(attrs));
   state_.prologue_end = op;
   Value* value = op->result(0);
-  state_.externals.Bind(name, {value, var.persistable() ? value : nullptr});
+  state_.externals.Bind(name, {value, var.persistable() ? value : nullptr, var.persistable()});
   return value;
 }
 
@@ -205,6 +205,7 @@ struct SlotVars {
   const oldir::Op::Names* names = nullptr;
   const std::string* first = nullptr;
   size_t count = 0;
+  bool persistable = false;  // the first's var (filled in by EmitByTable for single results)
 };
 
 SlotVars VarsOf(const oldir::Op::Names* names) {
@@ -387,7 +388,8 @@ bool OpContext::WritesAnInput() const {
 }
 
 void OpContext::Bind(std::string_view name, Value* value) {
-  BindName(name, value);
+  const std::optional<oldir::Var> var = block_.FindVarRecursive(name);
+  BindName(name, value, var && var->persistable());
   if (Operation* op = value->defining_op()) {
     const size_t index = value->index();
     // A value keeps the first name it was bound to (a re-bound alias does not rename it).
@@ -397,7 +399,7 @@ void OpContext::Bind(std::string_view name, Value* value) {
     }
     SetResultEntry(*op, kLegacyVarNamesAttr, index, Attribute::String(std::string(name)),
                    Attribute::String(""));
-    if (std::optional<oldir::Var> var = block_.FindVarRecursive(name)) {
+    if (var) {
       SetResultEntry(*op, "stop_gradient", index, Attribute::Bool(var->stop_gradient()),
                      Attribute::Bool(false));
       SetResultEntry(*op, "persistable", index, Attribute::Bool(var->persistable()),
@@ -408,8 +410,8 @@ void OpContext::Bind(std::string_view name, Value* value) {
   }
 }
 
-void OpContext::BindName(std::string_view name, Value* value) {
-  Binding binding{value, nullptr};
+void OpContext::BindName(std::string_view name, Value* value, bool persistable) {
+  Binding binding{value, nullptr, persistable};
   // An in-place op that read the name's old value writes into the same storage.
   if (Operation* op = value->defining_op();
       op != nullptr && op->info() != nullptr && op->info()->inplace) {
@@ -664,6 +666,7 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
       names_attr[r] = Attribute::String(*vars.first);
       stop_attr[r] = Attribute::Bool(var.stop_gradient());
       persistable_attr[r] = Attribute::Bool(var.persistable());
+      result_vars[r].persistable = var.persistable();
     }
   }
 
@@ -684,7 +687,7 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
         if (!IsEmptyName(name)) ctx.Bind(name, parts[j++]);
       }
     } else if (vars.count != 0) {
-      ctx.BindName(*vars.first, op->result(r));
+      ctx.BindName(*vars.first, op->result(r), vars.persistable);
     }
   }
   return op;

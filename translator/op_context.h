@@ -23,11 +23,14 @@
 
 namespace irm::translator {
 
-// The value a legacy name stands for in a block, and the parameter whose storage it is: the
-// builtin.parameter's value of that parameter, or null when the value is one of its own.
+// The value a legacy name stands for in a block, the parameter whose storage it is (the
+// builtin.parameter's value of that parameter, or null when the value is one of its own), and
+// whether the name's var is persistable (known when bound, so that storing parameters after the
+// translation need not look every name up again).
 struct Binding {
   newir::Value* value = nullptr;
   newir::Value* storage = nullptr;
+  bool persistable = false;
 };
 
 // Name bindings of one block being translated, over those of the enclosing blocks. A program of
@@ -42,8 +45,8 @@ class Scope {
   const Binding* Find(std::string_view name) const;
   const Binding* FindLocal(std::string_view name) const;
   void Bind(std::string_view name, Binding binding);
-  // Names bound in this block, in the order of their first binding here.
-  std::vector<std::string_view> bound_names() const;
+  // The names bound in this block with their bindings, in the order of their first binding here.
+  std::vector<std::pair<std::string_view, const Binding*>> local_bindings() const;
 
  private:
   struct Entry {
@@ -148,8 +151,9 @@ class OpContext {
   // Binds `name` to `value` in this block, records the name on the value, and keeps the binding's
   // parameter storage when the value comes from an in-place op that read the name's old value.
   void Bind(std::string_view name, newir::Value* value);
-  // Bind's name binding alone, for a value whose op already records the name.
-  void BindName(std::string_view name, newir::Value* value);
+  // Bind's name binding alone, for a value whose op already records the name; `persistable`:
+  // whether the name's var is.
+  void BindName(std::string_view name, newir::Value* value, bool persistable);
   // Whether the op writes one of the vars it reads (Paddle's in-place rule).
   bool WritesAnInput() const;
 

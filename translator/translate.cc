@@ -60,14 +60,12 @@ Status UnsupportedError(const TranslateOptions& options,
 }
 
 void StoreParameters(ProgramState& state, const Scope& root) {
-  const oldir::Block block = state.legacy.root();
   // Several parameters stored from one op's results follow it in the order of their names'
   // first writes.
   std::unordered_map<newir::Operation*, newir::Operation*> last_stored;
-  for (const std::string_view name : root.bound_names()) {
-    const Binding* b = root.FindLocal(name);
-    std::optional<oldir::Var> var = block.FindVar(name);
-    if (!var || !var->persistable()) continue;
+  for (const auto& [name, b] : root.local_bindings()) {
+    // Root-block ops bind root-block vars: `persistable` is the root var's flag.
+    if (!b->persistable) continue;
     // Still the parameter's own storage: nothing to store.
     const Binding* parameter = state.externals.FindLocal(name);
     if (parameter != nullptr && b->storage == parameter->value) continue;
