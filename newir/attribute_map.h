@@ -42,14 +42,8 @@ class AttributeMap {
   void reserve(size_t n) { entries_.reserve(n); }
   void clear() { entries_.clear(); }
 
-  const_iterator find(std::string_view name) const {
-    auto it = LowerBound(name);
-    return it != entries_.end() && it->first == name ? it : entries_.end();
-  }
-  iterator find(std::string_view name) {
-    auto it = LowerBound(name);
-    return it != entries_.end() && it->first == name ? it : entries_.end();
-  }
+  const_iterator find(std::string_view name) const { return begin() + IndexOf(name); }
+  iterator find(std::string_view name) { return begin() + IndexOf(name); }
   bool contains(std::string_view name) const { return find(name) != end(); }
   // std::map's contract: std::out_of_range when absent (tests use it; the IR's code uses find).
   const Attribute& at(std::string_view name) const {
@@ -60,7 +54,7 @@ class AttributeMap {
 
   // Inserts when `name` is absent; answers where the name is and whether it was inserted.
   std::pair<iterator, bool> emplace(std::string_view name, Attribute value) {
-    auto it = LowerBound(name);
+    auto it = begin() + LowerBound(name);
     if (it != entries_.end() && it->first == name) return {it, false};
     it = entries_.emplace(it, InternName(name), std::move(value));
     return {it, true};
@@ -94,11 +88,14 @@ class AttributeMap {
     }
     return key < name;
   }
-  const_iterator LowerBound(std::string_view name) const {
-    return std::lower_bound(entries_.begin(), entries_.end(), name, Less);
+  // Where `name` is or would go.
+  size_t LowerBound(std::string_view name) const {
+    return std::lower_bound(entries_.begin(), entries_.end(), name, Less) - entries_.begin();
   }
-  iterator LowerBound(std::string_view name) {
-    return std::lower_bound(entries_.begin(), entries_.end(), name, Less);
+  // Where `name` is, or size() when absent.
+  size_t IndexOf(std::string_view name) const {
+    const size_t i = LowerBound(name);
+    return i < entries_.size() && entries_[i].first == name ? i : entries_.size();
   }
 
   Storage entries_;

@@ -40,17 +40,27 @@ constexpr std::array<const char*, 16> kScalarNames = {
 
 bool IsScalarKind(TypeKind kind) { return kind >= TypeKind::kBF16 && kind <= TypeKind::kUndefined; }
 
-size_t ComputeHash(const TypeStorage& s) {
-  size_t h = HashCombine(0, static_cast<size_t>(s.kind));
-  h = HashCombine(h, s.dtype.Hash());
-  h = HashRange(h, s.dims);
-  h = HashCombine(h, static_cast<size_t>(s.layout));
+// The hash of a storage's kind, dtype, dims and layout, the fields a plain dense tensor sets;
+// ComputeHash goes on from it, and DenseTensorOfDims hashes its probe with it and FinishHash.
+size_t HashHead(TypeKind kind, const Type& dtype, std::span<const int64_t> dims,
+                DataLayout layout) {
+  size_t h = HashCombine(0, static_cast<size_t>(kind));
+  h = HashCombine(h, dtype.Hash());
+  h = HashRange(h, dims);
+  return HashCombine(h, static_cast<size_t>(layout));
+}
+
+size_t FinishHash(size_t h, const TypeStorage& s) {
   for (const auto& level : s.lod) h = HashRange(h, level);
   h = HashCombine(h, s.offset);
   for (const Type& e : s.elements) h = HashCombine(h, e.Hash());
   h = HashCombine(h, s.elements.size());
   if (s.dist) h = HashCombine(h, s.dist->Hash());
   return HashRange(h, s.local_dims);
+}
+
+size_t ComputeHash(const TypeStorage& s) {
+  return FinishHash(HashHead(s.kind, s.dtype, s.dims, s.layout), s);
 }
 
 const std::vector<int64_t> kNoDims;
@@ -160,14 +170,9 @@ Type Type::DenseTensorOfDims(Type dtype, std::span<const int64_t> dims, DataLayo
     std::array<std::shared_ptr<const TypeStorage>, 1024> slots;
   };
   thread_local Cache cache;
-  // ComputeHash's, for a storage with only these fields set.
-  size_t hash = HashCombine(0, static_cast<size_t>(TypeKind::kDenseTensor));
-  hash = HashCombine(hash, dtype.Hash());
-  hash = HashRange(hash, dims);
-  hash = HashCombine(hash, static_cast<size_t>(layout));
-  hash = HashCombine(hash, size_t{0});  // offset
-  hash = HashCombine(hash, size_t{0});  // number of elements
-  hash = HashRange(hash, kNoDims);      // local dims
+  // ComputeHash's, without copying the dims into a storage first.
+  static const TypeStorage kPlain;  // every field past the head empty
+  const size_t hash = FinishHash(HashHead(TypeKind::kDenseTensor, dtype, dims, layout), kPlain);
   std::shared_ptr<const TypeStorage>& slot = cache.slots[hash % cache.slots.size()];
   if (slot != nullptr && slot->hash == hash && slot->kind == TypeKind::kDenseTensor &&
       slot->dtype == dtype &&

@@ -215,20 +215,13 @@ class Extractor {
         return;
       case Kind::kAssignment:
       case Kind::kAugmentedAssignment:
+      case Kind::kForStatement:
+      case Kind::kForInClause:
+        // Targets are stored; an annotation (`x: T = v`, assignments only) reads nothing.
         for (const Node& child : NamedChildren(node)) {
           if (child.field == f_.left) {
             Store(&child);
           } else if (child.field != f_.type) {
-            Visit(&child);
-          }
-        }
-        return;
-      case Kind::kForStatement:
-      case Kind::kForInClause:
-        for (const Node& child : NamedChildren(node)) {
-          if (child.field == f_.left) {
-            Store(&child);
-          } else {
             Visit(&child);
           }
         }
