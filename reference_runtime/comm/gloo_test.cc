@@ -5,7 +5,10 @@
 // reduction otherwise — point to point in order with the header's shapes, and the failures: a
 // mismatched recv, a timeout, a peer that fails.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -311,6 +314,23 @@ TEST(GlooFailureTest, APeerThatFailsEndsTheWaitAtOnce) {
   EXPECT_EQ(status.message(), "rank 0's own failure");
   EXPECT_EQ(gloo->rank_statuses()[1].code(), StatusCode::kInternal);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+// A rank that writes to a peer which has gone (its world failed) must get EPIPE back as a
+// status, not be killed by SIGPIPE: a world ignores the signal unless the program handles it.
+TEST(GlooWorldTest, AWorldIgnoresBrokenPipes) {
+  auto gloo = MakeGlooWorld(2);
+  ASSERT_NE(gloo, nullptr);
+  struct sigaction current {};
+  ASSERT_EQ(sigaction(SIGPIPE, nullptr, &current), 0);
+  EXPECT_EQ(current.sa_handler, SIG_IGN);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  close(fds[0]);
+  const char byte = 0;
+  EXPECT_EQ(write(fds[1], &byte, 1), -1);  // would end the test process under SIG_DFL
+  EXPECT_EQ(errno, EPIPE);
+  close(fds[1]);
 }
 
 TEST(GlooWorldTest, GroupsAreCheckedAsOnTheThreadWorld) {

@@ -2,9 +2,12 @@
 // and running the hosted ranks on threads.
 #include "reference_runtime/comm/gloo_world.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <utility>
@@ -28,6 +31,20 @@ StatusOr<std::vector<CommGroup>> CheckGroups(int world_size, std::vector<CommGro
   return groups;
 }
 
+// Gloo's TCP pairs write with writev, which raises SIGPIPE when the peer has closed its end — as
+// when a rank fails and its world goes down. The default action would end the whole process
+// silently; ignored, the write fails with EPIPE and the failure comes back as the rank's status.
+// A handler the embedding program installed is left alone.
+void IgnoreBrokenPipes() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+      signal(SIGPIPE, SIG_IGN);
+    }
+  });
+}
+
 }  // namespace
 
 GlooWorld::GlooWorld(int world_size, std::vector<CommGroup> groups, GlooWorldOptions options)
@@ -46,6 +63,7 @@ StatusOr<std::unique_ptr<GlooWorld>> GlooWorld::CreateThreads(int world_size,
                                                               std::vector<CommGroup> groups,
                                                               GlooWorldOptions options) {
   IRM_ASSIGN_OR_RETURN(groups, CheckGroups(world_size, std::move(groups)));
+  IgnoreBrokenPipes();
   std::unique_ptr<GlooWorld> world(
       new GlooWorld(world_size, std::move(groups), std::move(options)));
   for (int r = 0; r < world_size; ++r) world->hosted_.push_back(r);
@@ -69,6 +87,7 @@ StatusOr<std::unique_ptr<GlooWorld>> GlooWorld::CreateProcessRank(int world_size
     return Status(StatusCode::kInvalidArgument, Location::File(store_dir),
                   fmt::format("cannot create the rendezvous directory: {}", error.message()));
   }
+  IgnoreBrokenPipes();
   std::unique_ptr<GlooWorld> world(
       new GlooWorld(world_size, std::move(groups), std::move(options)));
   world->hosted_.push_back(rank);
