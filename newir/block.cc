@@ -42,7 +42,7 @@ Status Block::EraseArgument(size_t i) {
 
 Value* Block::FindKwarg(std::string_view name) const {
   for (const auto& kw : kwargs_) {
-    if (kw->kwarg_name_ == name) return kw.get();
+    if (kw->kwarg_name() == name) return kw.get();
   }
   return nullptr;
 }
@@ -55,7 +55,7 @@ StatusOr<Value*> Block::AddKwarg(std::string name, Type type) {
   auto* value =
       new Value(Value::Kind::kBlockKwarg, std::move(type), static_cast<uint32_t>(kwargs_.size()));
   value->block_ = this;
-  value->kwarg_name_ = std::move(name);
+  value->MutableExtras().kwarg_name = std::move(name);
   kwargs_.emplace_back(value);
   return value;
 }

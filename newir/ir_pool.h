@@ -28,7 +28,7 @@
 
 namespace irm::newir::detail {
 
-inline constexpr size_t kMaxPooledBytes = 256;
+inline constexpr size_t kMaxPooledBytes = 1024;
 // Per thread and size class: a list this long goes to the reserve.
 inline constexpr size_t kMaxCachedBlocks = 512;
 

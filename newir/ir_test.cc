@@ -342,5 +342,63 @@ TEST(IrTest, OptionalOperandSlotsMayBeEmpty) {
   EXPECT_EQ(s.param->result(0)->use_count(), 1u);
 }
 
+// An op's slots live in its own block up to the count it was made with; longer lists move to an
+// array of their own and shorter ones come back. Use lists must follow every move, and an op's
+// results must keep their identity and use lists throughout.
+TEST(IrTest, OperandListsGrowPastAndShrinkBackIntoTheOpsBlock) {
+  Small s;
+  Value* w = s.param->result(0);
+  Value* r = s.relu->result(0);
+  Builder b(s.program.block());
+  b.SetInsertionPoint(*s.output);
+  Operation* op = b.Create("t.op", {w, r}, {T({4, 8}), T({2})});
+  Value* first_result = op->result(0);
+  s.output->SetOperand(0, first_result);
+
+  op->SetOperands({w, r, w, r, w});  // past the two slots it was made with
+  ASSERT_EQ(op->num_operands(), 5u);
+  EXPECT_EQ(w->use_count(), 4u);  // relu's and three here
+  EXPECT_EQ(r->use_count(), 2u);
+  for (uint32_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(op->operand(i), i % 2 == 0 ? w : r) << i;
+    EXPECT_EQ(op->op_operand(i).owner(), op);
+    EXPECT_EQ(op->op_operand(i).index(), i);
+  }
+
+  op->SetOperands({r});  // back into the op's block
+  ASSERT_EQ(op->num_operands(), 1u);
+  EXPECT_EQ(op->operand(0), r);
+  EXPECT_EQ(w->use_count(), 1u);
+  EXPECT_EQ(r->use_count(), 1u);
+
+  op->SetOperands({});
+  EXPECT_EQ(op->num_operands(), 0u);
+  EXPECT_TRUE(r->use_empty());
+
+  EXPECT_EQ(op->result(0), first_result);
+  EXPECT_EQ(op->result(1)->index(), 1u);
+  EXPECT_EQ(op->result(1)->defining_op(), op);
+  EXPECT_EQ(s.output->operand(0), first_result);
+  EXPECT_EQ(first_result->use_count(), 1u);
+  ASSERT_TRUE(EraseOp(s.output).ok());
+  ASSERT_TRUE(EraseOp(op).ok());
+  EXPECT_EQ(w->use_count(), 1u);
+}
+
+// Only values that carry attributes (or a keyword name) keep a record of them; the others answer
+// empty ones, and a clone copies what the original has.
+TEST(IrTest, ResultAttributesAreKeptAndCloned) {
+  Small s;
+  Value* r = s.relu->result(0);
+  EXPECT_TRUE(r->attributes().empty());
+  EXPECT_EQ(r->kwarg_name(), "");
+  r->SetAttribute("note", Attribute::String("kept"));
+  IrMapping mapping;
+  std::unique_ptr<Operation> copy = s.relu->Clone(mapping);
+  EXPECT_EQ(copy->result(0)->attributes().at("note"), Attribute::String("kept"));
+  EXPECT_TRUE(s.param->Clone(mapping)->result(0)->attributes().empty());
+  EXPECT_EQ(s.program.block().AddArgument(T({1}))->kwarg_name(), "");
+}
+
 }  // namespace
 }  // namespace irm::newir

@@ -21,23 +21,37 @@ bool IsInside(const Operation* op, const Operation* ancestor) {
 
 }  // namespace
 
+static_assert(sizeof(Operation) % alignof(Value) == 0 && sizeof(Value) % alignof(OpOperand) == 0,
+              "an op's results and operand slots follow it in its block, each aligned");
+
 // Interned rather than the table entry's: a registry may die before the ops it described.
-Operation::Operation(std::string_view name, const OpInfo* info)
-    : name_(&InternName(name)), info_(info), id_(next_op_id.fetch_add(1)) {}
+Operation::Operation(std::string_view name, const OpInfo* info, uint32_t num_results,
+                     uint32_t inline_operands)
+    : name_(&InternName(name)),
+      info_(info),
+      id_(next_op_id.fetch_add(1)),
+      inline_capacity_(inline_operands),
+      num_results_(num_results) {}
+
+size_t Operation::BlockBytes(uint32_t num_results, uint32_t inline_operands) {
+  return sizeof(Operation) + num_results * sizeof(Value) + inline_operands * sizeof(OpOperand);
+}
 
 std::unique_ptr<Operation> Operation::Create(std::string_view name,
                                              const std::vector<Value*>& operands,
                                              const std::vector<Type>& result_types,
                                              AttributeMap attributes, size_t num_regions,
                                              const OpInfo* info) {
-  std::unique_ptr<Operation> op(new Operation(name, info));
-  op->SetOperands(operands);
-  op->results_.reserve(result_types.size());
-  for (size_t i = 0; i < result_types.size(); ++i) {
-    auto* value = new Value(Value::Kind::kOpResult, result_types[i], static_cast<uint32_t>(i));
-    value->op_ = op.get();
-    op->results_.emplace_back(value);
+  const auto num_results = static_cast<uint32_t>(result_types.size());
+  const auto num_operands = static_cast<uint32_t>(operands.size());
+  void* block = detail::PoolAllocate(BlockBytes(num_results, num_operands));
+  std::unique_ptr<Operation> op(::new (block) Operation(name, info, num_results, num_operands));
+  Value* results = op->result_storage();
+  for (uint32_t i = 0; i < num_results; ++i) {
+    ::new (static_cast<void*>(results + i)) Value(Value::Kind::kOpResult, result_types[i], i);
+    results[i].op_ = op.get();
   }
+  op->SetOperands(operands);
   op->attributes_ = std::move(attributes);
   for (size_t i = 0; i < num_regions; ++i) {
     op->regions_.push_back(std::make_unique<Region>(op.get()));
@@ -48,7 +62,28 @@ std::unique_ptr<Operation> Operation::Create(std::string_view name,
 // No DropAllReferences here: a dying value empties the slots that still read it and a dying slot
 // unlinks itself from its (then necessarily live) value, so ops and values may die in any order.
 // Dropping first would walk every op of a program twice more while it is freed.
-Operation::~Operation() { regions_.clear(); }
+Operation::~Operation() {
+  regions_.clear();
+  DestroyOperands();
+  Value* results = result_storage();
+  for (uint32_t i = 0; i < num_results_; ++i) results[i].~Value();
+}
+
+void Operation::operator delete(Operation* op, std::destroying_delete_t) {
+  const size_t bytes = BlockBytes(op->num_results_, op->inline_capacity_);
+  op->~Operation();
+  detail::PoolFree(op, bytes);
+}
+
+void Operation::DestroyOperands() {
+  if (operands_ == inline_operands()) {
+    for (uint32_t i = 0; i < num_operands_; ++i) operands_[i].~OpOperand();
+  } else {
+    delete[] operands_;
+  }
+  operands_ = nullptr;
+  num_operands_ = 0;
+}
 
 std::string_view Operation::dialect() const {
   const size_t dot = name_->find('.');
@@ -69,35 +104,42 @@ std::vector<Value*> Operation::operands() const {
 }
 
 void Operation::SetOperands(const std::vector<Value*>& operands) {
-  // Slots never move once linked: build a fresh array and let the old one unlink as it dies.
-  auto slots = std::make_unique<OpOperand[]>(operands.size());
-  for (size_t i = 0; i < operands.size(); ++i) {
-    slots[i].owner_ = this;
-    slots[i].index_ = static_cast<uint32_t>(i);
-    slots[i].Set(operands[i]);
+  // A slot never moves while linked. The old slots unlink before the new ones link, which leaves
+  // every use list in the order a fresh array built before the old one died would.
+  const auto n = static_cast<uint32_t>(operands.size());
+  DestroyOperands();
+  if (n <= inline_capacity_) {
+    operands_ = inline_operands();
+    for (uint32_t i = 0; i < n; ++i) ::new (static_cast<void*>(operands_ + i)) OpOperand();
+  } else {
+    operands_ = new OpOperand[n];
   }
-  operands_ = std::move(slots);
-  num_operands_ = static_cast<uint32_t>(operands.size());
+  num_operands_ = n;
+  for (uint32_t i = 0; i < n; ++i) {
+    operands_[i].owner_ = this;
+    operands_[i].index_ = i;
+    operands_[i].Set(operands[i]);
+  }
 }
 
 std::vector<Value*> Operation::results() const {
   std::vector<Value*> out;
-  out.reserve(results_.size());
-  for (const auto& r : results_) out.push_back(r.get());
+  out.reserve(num_results_);
+  for (uint32_t i = 0; i < num_results_; ++i) out.push_back(result(i));
   return out;
 }
 
 bool Operation::HasUsedResults() const {
-  for (const auto& r : results_) {
-    if (!r->use_empty()) return true;
+  for (uint32_t i = 0; i < num_results_; ++i) {
+    if (!result(i)->use_empty()) return true;
   }
   // Values defined inside the regions that something outside reads (invalid IR, but erasing the op
   // would still leave those readers with empty slots).
   bool used_outside = false;
   const_cast<Operation*>(this)->Walk([&](Operation* inner) {
     if (inner == this || used_outside) return;
-    for (const auto& r : inner->results_) {
-      for (OpOperand* u = r->first_use(); u != nullptr; u = u->next_use()) {
+    for (uint32_t i = 0; i < inner->num_results_; ++i) {
+      for (OpOperand* u = inner->result(i)->first_use(); u != nullptr; u = u->next_use()) {
         if (!IsInside(u->owner(), this)) used_outside = true;
       }
     }
@@ -161,12 +203,13 @@ std::unique_ptr<Operation> Operation::Clone(IrMapping& mapping) const {
     operands.push_back(v == nullptr ? nullptr : mapping.Lookup(v));
   }
   std::vector<Type> result_types;
-  for (const auto& r : results_) result_types.push_back(r->type());
+  result_types.reserve(num_results_);
+  for (uint32_t i = 0; i < num_results_; ++i) result_types.push_back(result(i)->type());
   std::unique_ptr<Operation> copy =
       Create(*name_, operands, result_types, attributes_, regions_.size(), info_);
-  for (size_t i = 0; i < results_.size(); ++i) {
-    copy->results_[i]->attributes_ = results_[i]->attributes_;
-    mapping.Map(results_[i].get(), copy->results_[i].get());
+  for (uint32_t i = 0; i < num_results_; ++i) {
+    copy->result(i)->CopyAttributesFrom(*result(i));
+    mapping.Map(result(i), copy->result(i));
   }
   for (size_t r = 0; r < regions_.size(); ++r) {
     const Region& from = *regions_[r];
@@ -176,14 +219,14 @@ std::unique_ptr<Operation> Operation::Clone(IrMapping& mapping) const {
       Block& dst = to.AddBlock();
       for (size_t a = 0; a < src.num_arguments(); ++a) {
         Value* arg = dst.AddArgument(src.argument(a)->type());
-        arg->attributes_ = src.argument(a)->attributes();
+        arg->CopyAttributesFrom(*src.argument(a));
         mapping.Map(src.argument(a), arg);
       }
       for (size_t k = 0; k < src.num_kwargs(); ++k) {
         const Value* kw = src.kwarg(k);
         // Names are unique in the source block, so this cannot fail.
         StatusOr<Value*> added = dst.AddKwarg(kw->kwarg_name(), kw->type());
-        (*added)->attributes_ = kw->attributes();
+        (*added)->CopyAttributesFrom(*kw);
         mapping.Map(kw, *added);
       }
       for (const Operation& op : src) dst.PushBack(op.Clone(mapping));

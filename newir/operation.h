@@ -2,11 +2,17 @@
 // name, owned regions, and a place in its parent block's intrusive op list (so insert and erase
 // are O(1)). An Operation is created detached (owned by a unique_ptr) and owned by its block once
 // inserted; the Program owns everything transitively.
+//
+// Memory layout (as MLIR's): one pooled block holds the op, then its results, then its operand
+// slots, so making or freeing an op is one allocation whatever its arity — a translated program
+// has ~140k ops, and freeing it was a third of translating it. The slots stay in the block while
+// an edit keeps their number within the op's first count; more move to an array of their own.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,7 +27,6 @@ struct OpInfo;
 
 class Operation {
  public:
-  IRM_POOLED_NEW_DELETE
   // `info` is the op's table entry, or null for an op kept opaquely (unregistered).
   static std::unique_ptr<Operation> Create(std::string_view name,
                                            const std::vector<Value*>& operands,
@@ -31,6 +36,9 @@ class Operation {
   Operation(const Operation&) = delete;
   Operation& operator=(const Operation&) = delete;
   ~Operation();
+  // `delete op` (and unique_ptr's) destroys the op and frees its whole block, whose size only the
+  // op knows.
+  static void operator delete(Operation* op, std::destroying_delete_t);
 
   const std::string& name() const { return *name_; }
   // "pd_op" and "matmul" for "pd_op.matmul" (an op name without a dot has an empty dialect).
@@ -49,8 +57,8 @@ class Operation {
   // Replaces the whole operand list (its length may change).
   void SetOperands(const std::vector<Value*>& operands);
 
-  size_t num_results() const { return results_.size(); }
-  Value* result(size_t i) const { return results_[i].get(); }
+  size_t num_results() const { return num_results_; }
+  Value* result(size_t i) const { return result_storage() + i; }
   std::vector<Value*> results() const;
   // Whether any result (or a value defined inside a nested region) is read by some op.
   bool HasUsedResults() const;
@@ -87,14 +95,27 @@ class Operation {
 
  private:
   friend class Block;
-  Operation(std::string_view name, const OpInfo* info);
+  Operation(std::string_view name, const OpInfo* info, uint32_t num_results,
+            uint32_t inline_operands);
+  // The bytes of an op's block: the op, its results, its in-block operand slots.
+  static size_t BlockBytes(uint32_t num_results, uint32_t inline_operands);
+  Value* result_storage() const {
+    return reinterpret_cast<Value*>(const_cast<Operation*>(this) + 1);
+  }
+  OpOperand* inline_operands() const {
+    return reinterpret_cast<OpOperand*>(result_storage() + num_results_);
+  }
+  // Ends the lives of the current operand slots (unlinking them from their values).
+  void DestroyOperands();
 
   const std::string* name_;  // interned (interned_name.h): lives as long as the process
   const OpInfo* info_;
   uint64_t id_;
-  std::unique_ptr<OpOperand[]> operands_;
+  // The live slots: the first num_operands_ of inline_operands(), or an array of their own.
+  OpOperand* operands_ = nullptr;
   uint32_t num_operands_ = 0;
-  std::vector<std::unique_ptr<Value>, detail::PoolAllocator<std::unique_ptr<Value>>> results_;
+  const uint32_t inline_capacity_;  // operand slots in the op's block
+  const uint32_t num_results_;
   AttributeMap attributes_;
   std::vector<std::unique_ptr<Region>> regions_;
   // Intrusive list links, owned by the parent block.

@@ -35,6 +35,26 @@ Value::~Value() {
   while (first_use_ != nullptr) first_use_->Set(nullptr);
 }
 
+const std::string& Value::kwarg_name() const {
+  static const std::string* const none = new std::string;
+  return extras_ != nullptr ? extras_->kwarg_name : *none;
+}
+
+const AttributeMap& Value::attributes() const {
+  static const AttributeMap* const none = new AttributeMap;
+  return extras_ != nullptr ? extras_->attributes : *none;
+}
+
+void Value::CopyAttributesFrom(const Value& other) {
+  if (extras_ == nullptr && other.extras_ == nullptr) return;
+  MutableExtras().attributes = other.attributes();
+}
+
+Value::Extras& Value::MutableExtras() {
+  if (extras_ == nullptr) extras_ = std::make_unique<Extras>();
+  return *extras_;
+}
+
 Block* Value::parent_block() const {
   if (block_ != nullptr) return block_;
   return op_ != nullptr ? op_->parent_block() : nullptr;

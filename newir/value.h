@@ -1,11 +1,14 @@
 // SSA values of the new IR and their uses. A Value is an op result or a block (keyword) argument;
 // every operand slot that reads it (OpOperand) sits on the value's intrusive doubly linked use
 // list, so "who reads this value" and replace-all-uses cost O(uses), never a walk of the program.
-// Values are owned by their defining Operation or Block and never move in memory.
+// Values are owned by their defining Operation or Block and never move in memory. A program has
+// ~200k of them, nearly all op results without attributes: a keyword name and attributes live in
+// a side record that only the values that have them allocate.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -53,7 +56,7 @@ class OpOperand {
 
 class Value {
  public:
-  enum class Kind { kOpResult, kBlockArgument, kBlockKwarg };
+  enum class Kind : uint8_t { kOpResult, kBlockArgument, kBlockKwarg };
   IRM_POOLED_NEW_DELETE
 
   Value(const Value&) = delete;
@@ -74,7 +77,7 @@ class Value {
   // Result index, or argument index among the block's positional (or keyword) arguments.
   uint32_t index() const { return index_; }
   // Keyword arguments only.
-  const std::string& kwarg_name() const { return kwarg_name_; }
+  const std::string& kwarg_name() const;
 
   bool use_empty() const { return first_use_ == nullptr; }
   size_t use_count() const;
@@ -87,26 +90,33 @@ class Value {
   void ReplaceUsesWithIf(Value* other, const std::function<bool(const OpOperand&)>& pred);
 
   // Block arguments carry attributes (Paddle prints them after the argument on first use).
-  const AttributeMap& attributes() const { return attributes_; }
+  const AttributeMap& attributes() const;
   void SetAttribute(std::string_view name, Attribute value) {
-    attributes_.insert_or_assign(name, std::move(value));
+    MutableExtras().attributes.insert_or_assign(name, std::move(value));
   }
+  // Replaces this value's attributes with `other`'s.
+  void CopyAttributesFrom(const Value& other);
 
  private:
   friend class Block;
   friend class OpOperand;
   friend class Operation;
   Value(Kind kind, Type type, uint32_t index)
-      : kind_(kind), type_(std::move(type)), index_(index) {}
+      : kind_(kind), index_(index), type_(std::move(type)) {}
+
+  struct Extras {
+    std::string kwarg_name;
+    AttributeMap attributes;
+  };
+  Extras& MutableExtras();
 
   Kind kind_;
-  Type type_;
   uint32_t index_;
+  Type type_;
   Operation* op_ = nullptr;  // results
   Block* block_ = nullptr;   // block arguments
-  std::string kwarg_name_;
-  AttributeMap attributes_;
   OpOperand* first_use_ = nullptr;
+  std::unique_ptr<Extras> extras_;  // null while the value has neither
 };
 
 // Old value -> new value, filled while cloning (results and block arguments of clones are mapped
