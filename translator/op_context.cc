@@ -2,6 +2,7 @@
 #include "translator/op_context.h"
 
 #include <algorithm>
+#include <bit>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -33,7 +34,11 @@ void SetResultEntry(Operation& op, const char* name, size_t index, Attribute val
   op.SetAttribute(name, Attribute::Array(std::move(entries)));
 }
 
-bool IsEmptyName(const std::string& name) { return name.empty() || name == oldir::kEmptyVarName; }
+// As string_views, so that unequal lengths decide without comparing bytes (std::string ==
+// const char* compares them always, and these run for every argument and attribute of every op).
+bool IsEmptyName(const std::string& name) {
+  return name.empty() || std::string_view(name) == std::string_view(oldir::kEmptyVarName);
+}
 
 std::vector<std::string> NonEmpty(const oldir::Op::Names* names) {
   std::vector<std::string> out;
@@ -57,9 +62,9 @@ Scope::Slot& Scope::SlotOf(std::string_view name, size_t hash) const {
   }
 }
 
-void Scope::Grow() {
+void Scope::Rehash(size_t slots) {
   std::vector<Slot> old = std::move(slots_);
-  slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
+  slots_.assign(slots, Slot{});
   for (const Slot& s : old) {
     if (s.entry != 0) SlotOf(entries_[s.entry - 1].name, s.hash) = s;
   }
@@ -83,7 +88,7 @@ const Binding* Scope::Find(std::string_view name) const {
 
 void Scope::Bind(std::string_view name, Binding binding) {
   // At most half full, so probes stay short.
-  if (2 * (entries_.size() + 1) > slots_.size()) Grow();
+  if (2 * (entries_.size() + 1) > slots_.size()) Rehash(std::max<size_t>(64, slots_.size() * 2));
   const size_t hash = std::hash<std::string_view>{}(name);
   Slot& slot = SlotOf(name, hash);
   if (slot.entry != 0) {
@@ -94,6 +99,11 @@ void Scope::Bind(std::string_view name, Binding binding) {
   std::copy(name.begin(), name.end(), copy);
   entries_.push_back({std::string_view(copy, name.size()), binding});
   slot = {hash, static_cast<uint32_t>(entries_.size())};
+}
+
+void Scope::Reserve(size_t names) {
+  const size_t slots = std::bit_ceil(std::max<size_t>(64, 2 * names));
+  if (slots > slots_.size()) Rehash(slots);
 }
 
 std::vector<std::pair<std::string_view, const Binding*>> Scope::local_bindings() const {
@@ -117,12 +127,14 @@ OpContext::OpContext(ProgramState& state, const oldir::Block& block, int op_inde
   builder_.SetInsertionPointToEnd(target);
   // One pass over the op's attributes for both (a legacy op carries ~10); the first of a name
   // counts, as FindAttr's.
+  constexpr std::string_view kRole = "op_role", kChunk = "chunk_id";
   bool role_seen = false, chunk_seen = false;
   for (const oldir::proto::OpDesc::Attr& attr : op_.desc().attrs()) {
-    if (!role_seen && attr.name() == "op_role") {
+    const std::string_view name = attr.name();
+    if (!role_seen && name == kRole) {
       role_seen = true;
       if (attr.has_i()) op_role_ = Attribute::Int32(attr.i());
-    } else if (!chunk_seen && attr.name() == "chunk_id") {
+    } else if (!chunk_seen && name == kChunk) {
       chunk_seen = true;
       if (attr.has_i()) chunk_id_ = Attribute::Int32(attr.i());
     }

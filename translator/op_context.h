@@ -45,6 +45,8 @@ class Scope {
   const Binding* Find(std::string_view name) const;
   const Binding* FindLocal(std::string_view name) const;
   void Bind(std::string_view name, Binding binding);
+  // Room for `names` bindings without growing (a block binds about as many names as it has vars).
+  void Reserve(size_t names);
   // The names bound in this block with their bindings, in the order of their first binding here.
   std::vector<std::pair<std::string_view, const Binding*>> local_bindings() const;
 
@@ -59,7 +61,8 @@ class Scope {
   };
   // The slot holding `name`, or the empty slot where it would go.
   Slot& SlotOf(std::string_view name, size_t hash) const;
-  void Grow();
+  // Rehashes into `slots` slots (a power of two).
+  void Rehash(size_t slots);
 
   const Scope* parent_;
   std::pmr::monotonic_buffer_resource names_;

@@ -114,7 +114,11 @@ StatusOr<Translation> TranslateProgram(const oldir::Program& legacy,
                      .program = t.program,
                      .coverage = t.coverage,
                      .notes = t.notes};
+  // Written names bind in `root`, names read before any write in `externals`: each at most one
+  // per var of the block.
   Scope root;
+  root.Reserve(static_cast<size_t>(legacy.root().num_vars()));
+  state.externals.Reserve(static_cast<size_t>(legacy.root().num_vars()));
   IRM_RETURN_IF_ERROR(TranslateOps(state, legacy.root(), t.program.block(), root));
   StoreParameters(state, root);
   IRM_RETURN_IF_ERROR(ExposeOutputs(state, root));
