@@ -162,6 +162,7 @@ Status GlooCommunicator::Guard(const char* call, const std::string& waits_for, c
   failed_ = true;
   const int rank = GlobalRank(group_rank_);
   if (what.find("Timed out") != std::string::npos) {
+    timed_out_ = true;
     return Status(
         StatusCode::kInternal, Location{},
         fmt::format("gloo: {} on ring {} timed out after {} ms (rank {} waits for {}{})", call,

@@ -48,6 +48,9 @@ class GlooCommunicator final : public Communicator {
   // Whether a call of this communicator failed in Gloo (timeout, closed connection): the rank's
   // failure then follows another's rather than being its own.
   bool failed() const { return failed_; }
+  // Whether that failure was a timeout (the rank waited for a peer that never came), as opposed
+  // to a connection the peer closed — often because it had timed out itself.
+  bool timed_out() const { return timed_out_; }
   // Closes the context's connections: peers blocked on this rank fail at once.
   void Close();
   const std::shared_ptr<gloo::Context>& context() const { return context_; }
@@ -80,6 +83,7 @@ class GlooCommunicator final : public Communicator {
   std::map<int, uint64_t> sent_;      // per peer (group rank): messages sent to it
   std::map<int, uint64_t> received_;  // per peer: messages received from it
   bool failed_ = false;
+  bool timed_out_ = false;
 };
 
 }  // namespace irm::rt

@@ -220,10 +220,13 @@ const CommTrace* GlooWorld::trace(int rank) const {
 Status GlooWorld::RunRanks(const std::function<Status(int rank)>& fn) {
   std::fill(statuses_.begin(), statuses_.end(), Status::Ok());
   for (auto& [rank, trace] : traces_) trace->Clear();
-  // Whether `rank` failed in a Gloo call (a timeout, a peer gone) rather than on its own.
-  const auto failed_in_gloo = [this](int rank) {
+  // Whether `rank` failed in a Gloo call (a timeout, a peer gone) rather than on its own, and
+  // whether in a timeout.
+  const auto failed_in_gloo = [this](int rank, bool timeouts_only) {
     for (const auto& [key, comm] : comms_) {
-      if (key.first == rank && comm->failed()) return true;
+      if (key.first == rank && comm->failed() && (!timeouts_only || comm->timed_out())) {
+        return true;
+      }
     }
     return false;
   };
@@ -231,9 +234,10 @@ Status GlooWorld::RunRanks(const std::function<Status(int rank)>& fn) {
   for (int rank : hosted_) {
     threads.emplace_back([this, &fn, &failed_in_gloo, rank] {
       Status status = fn(rank);
-      if (!status.ok() && !failed_in_gloo(rank)) {
+      if (!status.ok() && !failed_in_gloo(rank, false)) {
         // Peers blocked on this rank fail now rather than after the timeout. (A rank that timed
-        // out leaves its connections open: its peers report their own timeouts.)
+        // out is not closed here; its peers report their own timeouts, or see the connection
+        // closed when Gloo drops the timed-out pair first.)
         for (auto& [key, comm] : comms_) {
           if (key.first == rank) comm->Close();
         }
@@ -242,13 +246,20 @@ Status GlooWorld::RunRanks(const std::function<Status(int rank)>& fn) {
     });
   }
   for (std::thread& t : threads) t.join();
-  for (int rank : hosted_) {
-    const Status& status = statuses_[static_cast<size_t>(rank)];
-    if (!status.ok() && !failed_in_gloo(rank)) return status;
-  }
-  for (int rank : hosted_) {
-    const Status& status = statuses_[static_cast<size_t>(rank)];
-    if (!status.ok()) return status;
+  // The cause before its consequences: a rank's own failure, then a timeout (a hang: when one
+  // rank gives up, Gloo closes its connections and a peer still waiting sees them closed), then
+  // any other.
+  const auto first_failed = [&](const auto& picked) -> const Status* {
+    for (int rank : hosted_) {
+      const Status& status = statuses_[static_cast<size_t>(rank)];
+      if (!status.ok() && picked(rank)) return &status;
+    }
+    return nullptr;
+  };
+  for (const Status* status : {first_failed([&](int rank) { return !failed_in_gloo(rank, false); }),
+                               first_failed([&](int rank) { return failed_in_gloo(rank, true); }),
+                               first_failed([](int) { return true; })}) {
+    if (status != nullptr) return *status;
   }
   return Status::Ok();
 }
