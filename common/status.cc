@@ -25,9 +25,14 @@ const char* StatusCodeName(StatusCode code) {
   return "unknown";
 }
 
+const Diagnostic& Status::NoDiagnostic() {
+  static const Diagnostic* const none = new Diagnostic;
+  return *none;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "OK";
-  std::string text = diagnostic_.Render();
+  std::string text = diagnostic().Render();
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }

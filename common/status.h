@@ -3,6 +3,7 @@
 // where.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,37 +25,54 @@ enum class StatusCode {
 
 const char* StatusCodeName(StatusCode code);
 
+// An OK status is one word and a code: the diagnostic of a failure lives behind a pointer, null
+// while OK. Every fallible call returns one (a translation makes a few per op), so OK must cost
+// nothing to make, move, copy and destroy; a Location alone holds six strings.
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
   Status(StatusCode code, Diagnostic diagnostic)
-      : code_(code), diagnostic_(std::move(diagnostic)) {}
+      : code_(code), diagnostic_(std::make_unique<Diagnostic>(std::move(diagnostic))) {}
   Status(StatusCode code, Location location, std::string message)
       : Status(code, Error(std::move(location), std::move(message))) {}
+  Status(const Status& other)
+      : code_(other.code_),
+        diagnostic_(other.diagnostic_ ? std::make_unique<Diagnostic>(*other.diagnostic_)
+                                      : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) *this = Status(other);
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
 
   static Status Ok() { return Status(); }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
-  const Diagnostic& diagnostic() const { return diagnostic_; }
-  const std::string& message() const { return diagnostic_.message; }
-  const Location& location() const { return diagnostic_.location; }
+  // An empty diagnostic for an OK status.
+  const Diagnostic& diagnostic() const { return diagnostic_ ? *diagnostic_ : NoDiagnostic(); }
+  const std::string& message() const { return diagnostic().message; }
+  const Location& location() const { return diagnostic().location; }
 
+  // Both leave an OK status as it is: it carries no diagnostic.
   Status& AddNote(std::string note) {
-    diagnostic_.notes.push_back(std::move(note));
+    if (diagnostic_) diagnostic_->notes.push_back(std::move(note));
     return *this;
   }
   // Fills in the file of the location when the code that failed did not know it.
   Status& InFile(const std::string& file) {
-    if (diagnostic_.location.file.empty()) diagnostic_.location.file = file;
+    if (diagnostic_ && diagnostic_->location.file.empty()) diagnostic_->location.file = file;
     return *this;
   }
   // The rendered diagnostic ("OK" when ok), without a trailing newline.
   std::string ToString() const;
 
  private:
+  static const Diagnostic& NoDiagnostic();
+
   StatusCode code_ = StatusCode::kOk;
-  Diagnostic diagnostic_;
+  std::unique_ptr<Diagnostic> diagnostic_;  // null while OK
 };
 
 template <typename T>

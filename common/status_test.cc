@@ -47,6 +47,30 @@ TEST(StatusTest, InFileFillsOnlyAnEmptyFile) {
   EXPECT_EQ(s.ToString(), "a.pdmodel: error: gone");
 }
 
+// A failure's diagnostic is deep-copied; an OK status carries none, so notes and files given to
+// it are dropped rather than making an OK status that renders something.
+TEST(StatusTest, CopiesAreIndependentAndOkCarriesNothing) {
+  const Status failed(StatusCode::kInvalid, Location::File("f.pdmodel"), "bad");
+  Status copy = failed;
+  copy.AddNote("only on the copy");
+  EXPECT_TRUE(failed.diagnostic().notes.empty());
+  EXPECT_EQ(copy.ToString(), "f.pdmodel: error: bad\n  note: only on the copy");
+  Status assigned;
+  assigned = copy;
+  EXPECT_EQ(assigned.code(), StatusCode::kInvalid);
+  EXPECT_EQ(assigned.ToString(), copy.ToString());
+  assigned = Status::Ok();
+  EXPECT_TRUE(assigned.ok());
+  EXPECT_EQ(copy.message(), "bad");
+
+  Status ok;
+  ok.AddNote("dropped").InFile("g.pdmodel");
+  EXPECT_TRUE(ok.ok());
+  EXPECT_TRUE(ok.diagnostic().notes.empty());
+  EXPECT_EQ(ok.location().file, "");
+  EXPECT_EQ(ok.ToString(), "OK");
+}
+
 TEST(StatusTest, BuiltFromDiagnostic) {
   Diagnostic d = Warning(Location::File("w"), "careful");
   Status s(StatusCode::kInvalid, d);
