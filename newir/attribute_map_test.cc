@@ -113,5 +113,27 @@ TEST(InternedNameTest, EqualNamesAreOneObjectAcrossThreads) {
     EXPECT_EQ(*seen[0][i], "interned_name_test.n" + std::to_string(i));
 }
 
+// The per-thread cache places a name by its length and its first and last eight bytes: names
+// alike in all three share a place and must still come back as themselves, as must short names
+// a byte apart and a buffer reused for another name at the same address.
+TEST(InternedNameTest, NamesSharingACachePlaceStayApart) {
+  for (int round = 0; round < 3; ++round) {
+    for (char c = 'a'; c <= 'z'; ++c) {
+      const std::string name = std::string("prefix__") + c + "__suffix";
+      EXPECT_EQ(InternName(name), name);
+      const std::string short_name(1, c);
+      EXPECT_EQ(InternName(short_name), short_name);
+    }
+  }
+  char buffer[] = "reused_buffer_0";
+  for (char c = '0'; c <= '9'; ++c) {
+    buffer[sizeof(buffer) - 2] = c;
+    EXPECT_EQ(InternName(std::string_view(buffer)), buffer);
+  }
+  const std::string& interned = InternName("a_view_of_the_interned_copy");
+  EXPECT_EQ(&InternName(interned), &interned);
+  EXPECT_EQ(InternName(std::string_view(interned).substr(0, 6)), "a_view");
+}
+
 }  // namespace
 }  // namespace irm::newir

@@ -4,6 +4,8 @@
 #include "newir/interned_name.h"
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <unordered_set>
@@ -36,16 +38,39 @@ const std::string& InternLocked(std::string_view name) {
   return *it;
 }
 
+// Where the per-thread cache keeps `name`: its length and its first and last (up to) eight
+// bytes, mixed. A name is interned several times per op built, and a full hash of it was most of
+// the cost; this is enough to spread a vocabulary of a few hundred names, and a collision only
+// costs a trip to the table.
+constexpr int kCacheBits = 10;
+
+size_t CacheSlot(std::string_view name) {
+  const size_t n = name.size();
+  uint64_t head = 0, tail = 0;
+  if (n >= 8) {
+    std::memcpy(&head, name.data(), 8);
+    std::memcpy(&tail, name.data() + n - 8, 8);
+  } else {
+    for (size_t i = 0; i < n; ++i) head |= uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
+  }
+  const uint64_t h = head * 0x9E3779B97F4A7C15ull ^ tail * 0xC2B2AE3D27D4EB4Full ^ n;
+  return static_cast<size_t>((h * 0xD6E8FEB86659FD93ull) >> (64 - kCacheBits));  // top bits mix all
+}
+
 }  // namespace
 
 const std::string& InternName(std::string_view name) {
   struct Cache {
-    std::array<const std::string*, 512> slots{};
+    std::array<const std::string*, size_t{1} << kCacheBits> slots{};
   };
   thread_local Cache cache;
-  const size_t hash = std::hash<std::string_view>{}(name);
-  const std::string*& slot = cache.slots[hash % cache.slots.size()];
-  if (slot == nullptr || *slot != name) slot = &InternLocked(name);
+  const std::string*& slot = cache.slots[CacheSlot(name)];
+  // A view of the interned copy itself (keys copied from another map) needs no comparison.
+  if (slot != nullptr &&
+      (slot->data() == name.data() ? slot->size() == name.size() : *slot == name)) {
+    return *slot;
+  }
+  slot = &InternLocked(name);
   return *slot;
 }
 
