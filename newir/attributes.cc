@@ -4,7 +4,8 @@
 // OperationDist: ~130-180 bytes each) are boxed, so a bool or a DataType does not carry a dist
 // attribute's size. The most frequent small values (bools, small ints, DataTypes, layouts, the
 // cpu and undefined places, the empty string, arrays of up to 4 bools — every op's stop_gradient
-// and persistable —, IntArrays of no or one small int — the shape of every scalar full) are
+// and persistable — or of up to 4 empty strings — the legacy names of results made from
+// attributes —, IntArrays of no or one small int — the shape of every scalar full) are
 // interned: one immortal storage each, built once, so making them allocates
 // nothing and a program full of them frees nothing for them.
 #include "newir/attributes.h"
@@ -229,6 +230,9 @@ struct InternedAttrs {
   std::shared_ptr<const AttrStorage> empty_int_array;
   std::vector<std::shared_ptr<const AttrStorage>> data_types, layouts;
   std::shared_ptr<const AttrStorage> empty_string, undefined_place, cpu_place;
+  // The arrays of 1 to kMaxBoolArray empty strings at [n - 1]: the legacy names of results that
+  // have none (operands made from attributes).
+  std::vector<std::shared_ptr<const AttrStorage>> empty_string_arrays;
 
   InternedAttrs() {
     bools = {NewStorage(false), NewStorage(true)};
@@ -251,6 +255,9 @@ struct InternedAttrs {
       layouts.push_back(NewStorage(static_cast<DataLayout>(i)));
     }
     empty_string = NewStorage(std::string());
+    for (size_t n = 1; n <= kMaxBoolArray; ++n) {
+      empty_string_arrays.push_back(NewStorage(std::vector<Attribute>(n, Attribute(empty_string))));
+    }
     empty_int_array = NewStorage(IntArray{});
     undefined_place = NewStorage(Place{});
     cpu_place = NewStorage(Place::Of(AllocationType::kCpu));
@@ -262,6 +269,22 @@ struct InternedAttrs {
     return *interned;
   }
   static bool InRange(int64_t v) { return v >= kMinInt && v <= kMaxInt; }
+
+  // The interned storage equal to the array `v`, or null.
+  const std::shared_ptr<const AttrStorage>* FindArray(std::span<const Attribute> v) const {
+    if (v.empty() || v.size() > kMaxBoolArray) return nullptr;
+    size_t bits = 0;
+    bool all_bools = true, all_empty_strings = true;
+    for (size_t i = 0; i < v.size() && (all_bools || all_empty_strings); ++i) {
+      const AttrStorage* item = v[i].storage_.get();
+      if (item == bools[1].get()) bits |= size_t{1} << i;
+      all_bools = all_bools && (item == bools[0].get() || item == bools[1].get());
+      all_empty_strings = all_empty_strings && item == empty_string.get();
+    }
+    if (all_bools) return &bool_arrays[(size_t{1} << v.size()) - 2 + bits];
+    if (all_empty_strings) return &empty_string_arrays[v.size() - 1];
+    return nullptr;
+  }
 };
 
 }  // namespace detail
@@ -312,30 +335,26 @@ Attribute Attribute::PlaceAttr(Place v) {
 Attribute Attribute::Float(float v) { return Attribute(NewStorage(v)); }
 Attribute Attribute::Double(double v) { return Attribute(NewStorage(v)); }
 Attribute Attribute::Array(std::vector<Attribute> v) {
-  if (!v.empty() && v.size() <= InternedAttrs::kMaxBoolArray) {
-    const InternedAttrs& interned = InternedAttrs::Get();
-    size_t bits = 0;
-    bool all_bools = true;
-    for (size_t i = 0; i < v.size() && all_bools; ++i) {
-      if (v[i].storage_ == interned.bools[1]) {
-        bits |= size_t{1} << i;
-      } else {
-        all_bools = v[i].storage_ == interned.bools[0];
-      }
-    }
-    if (all_bools) return Attribute(interned.bool_arrays[(size_t{1} << v.size()) - 2 + bits]);
-  }
+  if (const auto* interned = InternedAttrs::Get().FindArray(v)) return Attribute(*interned);
   return Attribute(NewStorage(std::move(v)));
+}
+Attribute Attribute::ArrayFrom(std::span<const Attribute> v) {
+  if (const auto* interned = InternedAttrs::Get().FindArray(v)) return Attribute(*interned);
+  return Attribute(NewStorage(std::vector<Attribute>(v.begin(), v.end())));
 }
 Attribute Attribute::TypeAttr(Type v) { return Attribute(NewStorage(std::move(v))); }
 Attribute Attribute::Scalar(ScalarValue v) { return Attribute(NewStorage(std::move(v))); }
 
 Attribute Attribute::IntArrayAttr(std::vector<int64_t> v) {
+  if (v.size() <= 1) return IntArrayFrom(v);
+  return Attribute(NewStorage(IntArray{std::move(v)}));
+}
+Attribute Attribute::IntArrayFrom(std::span<const int64_t> v) {
   if (v.empty()) return Attribute(InternedAttrs::Get().empty_int_array);
   if (v.size() == 1 && InternedAttrs::InRange(v[0])) {
     return Attribute(InternedAttrs::Get().int_arrays_of_one[v[0] - InternedAttrs::kMinInt]);
   }
-  return Attribute(NewStorage(IntArray{std::move(v)}));
+  return Attribute(NewStorage(IntArray{std::vector<int64_t>(v.begin(), v.end())}));
 }
 
 Attribute Attribute::ProcessMeshAttr(ProcessMesh v) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -130,8 +131,12 @@ class Attribute {
   static Attribute Double(double v);
   static Attribute String(std::string v);
   static Attribute Array(std::vector<Attribute> v);
+  // The same from elements held elsewhere: an interned array (see attributes.cc) is found without
+  // making a vector.
+  static Attribute ArrayFrom(std::span<const Attribute> v);
   static Attribute TypeAttr(Type v);
   static Attribute IntArrayAttr(std::vector<int64_t> v);
+  static Attribute IntArrayFrom(std::span<const int64_t> v);
   static Attribute DataTypeAttr(DataType v);
   static Attribute PlaceAttr(Place v);
   static Attribute DataLayoutAttr(DataLayout v);

@@ -202,6 +202,32 @@ TEST(AttributesTest, InternedBoolArraysKeepTheirElements) {
             Attribute::Array({Attribute::Bool(true), Attribute::Bool(false)}));
 }
 
+// Arrays of empty strings (the legacy names of results made from attributes) are interned up to
+// four, and ArrayFrom / IntArrayFrom, which look interned values up from a view, make the same
+// values as Array / IntArrayAttr from a vector — interned or not.
+TEST(AttributesTest, ArraysFromViewsAndEmptyStringArraysAgree) {
+  for (size_t n = 1; n <= 6; ++n) {
+    const std::vector<Attribute> empties(n, Attribute::String(""));
+    const Attribute array = Attribute::Array(empties);
+    ASSERT_NE(array.AsArray(), nullptr);
+    EXPECT_EQ(*array.AsArray(), empties) << n;
+    EXPECT_EQ(array, Attribute::ArrayFrom(empties)) << n;
+    EXPECT_EQ(array.Hash(), Attribute::ArrayFrom(empties).Hash()) << n;
+    std::vector<Attribute> one_named = empties;
+    one_named[n - 1] = Attribute::String("x");
+    EXPECT_NE(Attribute::Array(one_named), array) << n;
+    EXPECT_EQ(*Attribute::ArrayFrom(one_named).AsArray(), one_named) << n;
+  }
+  const std::vector<Attribute> mixed = {Attribute::Bool(false), Attribute::String("")};
+  EXPECT_EQ(Attribute::ArrayFrom(mixed).ToString(), "[false,\"\"]");
+  EXPECT_EQ(Attribute::ArrayFrom({}), Attribute::Array({}));
+  for (const std::vector<int64_t>& ints :
+       std::vector<std::vector<int64_t>>{{}, {-9}, {0}, {1}, {1025}, {1, 2}}) {
+    EXPECT_EQ(Attribute::IntArrayFrom(ints), Attribute::IntArrayAttr(ints));
+    EXPECT_EQ(Attribute::IntArrayFrom(ints).AsIntArray()->values, ints);
+  }
+}
+
 // Dist values live out of line: equality and hashing still go by content, not by address.
 TEST(AttributesTest, DistValuesCompareByContent) {
   const ProcessMesh mesh{{2}, {0, 1}, {}};

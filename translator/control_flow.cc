@@ -128,9 +128,9 @@ Status TranslateConditionalBlock(OpContext& ctx) {
     std::vector<int64_t> shape = types[i].dims();
     for (int64_t& d : shape) d = d < 0 ? 1 : d;
     const newir::DataType dtype = *DataTypeOfVarType(*ctx.VarOf(outs[i]).value().dtype());
-    before[i] = ctx.EmitInto(else_block, "pd_op.full", {}, {types[i]},
-                             FullAttributes(std::move(shape), 0.0, dtype))
-                    ->result(0);
+    before[i] =
+        ctx.EmitInto(else_block, "pd_op.full", {}, {types[i]}, FullAttributes(shape, 0.0, dtype))
+            ->result(0);
   }
   ctx.EmitInto(else_block, "cf.yield", before);
   if (fake) if_op->SetAttribute("fake_false_branch", Attribute::Bool(true));

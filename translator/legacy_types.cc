@@ -37,6 +37,15 @@ std::optional<std::vector<int64_t>> Integers(const oldir::AttrValue& value) {
   return std::nullopt;
 }
 
+// The integer of an INT, LONG or BOOLEAN value (a single one, not a list): Integers' answer for
+// them without making a vector, as most attributes converted are of this kind.
+std::optional<int64_t> SingleInteger(const oldir::AttrValue& value) {
+  if (const auto* v = std::get_if<int32_t>(&value)) return *v;
+  if (const auto* v = std::get_if<int64_t>(&value)) return *v;
+  if (const auto* v = std::get_if<bool>(&value)) return *v ? 1 : 0;
+  return std::nullopt;
+}
+
 std::optional<double> Real(const oldir::AttrValue& value) {
   if (const auto* v = std::get_if<float>(&value)) return *v;
   if (const auto* v = std::get_if<double>(&value)) return *v;
@@ -248,19 +257,16 @@ StatusOr<newir::Type> TypeOfVar(const oldir::Var& var) {
 }
 
 StatusOr<Attribute> ConvertAttr(const oldir::AttrValue& value, const newir::AttrSpec& target) {
-  const auto ints = Integers(value);
-  const bool single = ints && ints->size() == 1 &&
-                      !std::holds_alternative<std::vector<int32_t>>(value) &&
-                      !std::holds_alternative<std::vector<int64_t>>(value);
+  const std::optional<int64_t> single = SingleInteger(value);
   switch (target.kind) {
     case AttrKind::kNull:
       return MirrorAttr(value);
     case AttrKind::kBool:
-      if (single) return Attribute::Bool((*ints)[0] != 0);
+      if (single) return Attribute::Bool(*single != 0);
       break;
     case AttrKind::kInt32:
       if (single) {
-        const int64_t i = (*ints)[0];
+        const int64_t i = *single;
         if (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()) {
           return Status(StatusCode::kInvalid, Location{},
                         fmt::format("{} does not fit an int32 attribute", i));
@@ -269,7 +275,7 @@ StatusOr<Attribute> ConvertAttr(const oldir::AttrValue& value, const newir::Attr
       }
       break;
     case AttrKind::kInt64:
-      if (single) return Attribute::Int64((*ints)[0]);
+      if (single) return Attribute::Int64(*single);
       break;
     case AttrKind::kFloat:
       if (const auto* f = std::get_if<float>(&value)) return Attribute::Float(*f);
@@ -284,16 +290,17 @@ StatusOr<Attribute> ConvertAttr(const oldir::AttrValue& value, const newir::Attr
     case AttrKind::kArray:
       return ConvertArray(value, target.element_kind);
     case AttrKind::kIntArray:
-      if (ints) return Attribute::IntArrayAttr(*ints);
+      if (single) return Attribute::IntArrayFrom(std::span(&*single, 1));
+      if (auto ints = Integers(value)) return Attribute::IntArrayAttr(std::move(*ints));
       break;
     case AttrKind::kDataType:
       if (single) {
-        if ((*ints)[0] < 0) return Attribute::DataTypeAttr(DataType::kUndefined);
-        if (const auto dtype = DataTypeOfVarType(static_cast<int>((*ints)[0]))) {
+        if (*single < 0) return Attribute::DataTypeAttr(DataType::kUndefined);
+        if (const auto dtype = DataTypeOfVarType(static_cast<int>(*single))) {
           return Attribute::DataTypeAttr(*dtype);
         }
         return Status(StatusCode::kInvalid, Location{},
-                      fmt::format("{} is not a dtype code", (*ints)[0]));
+                      fmt::format("{} is not a dtype code", *single));
       }
       break;
     case AttrKind::kScalar:

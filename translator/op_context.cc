@@ -2,7 +2,10 @@
 #include "translator/op_context.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -198,9 +201,11 @@ StatusOr<Value*> OpContext::ValueOf(std::string_view name) {
   const Attribute name_attr = Attribute::String(std::string(name));
   newir::AttributeMap attrs =
       var.persistable() ? newir::AttributeMap{{"parameter_name", name_attr}} : DataAttributes(var);
-  attrs.emplace(kLegacyVarNamesAttr, Attribute::Array({name_attr}));
-  attrs.emplace("stop_gradient", Attribute::Array({Attribute::Bool(var.stop_gradient())}));
-  attrs.emplace("persistable", Attribute::Array({Attribute::Bool(var.persistable())}));
+  const Attribute stop_gradient = Attribute::Bool(var.stop_gradient());
+  const Attribute persistable = Attribute::Bool(var.persistable());
+  attrs.emplace(kLegacyVarNamesAttr, Attribute::ArrayFrom(std::span(&name_attr, 1)));
+  attrs.emplace("stop_gradient", Attribute::ArrayFrom(std::span(&stop_gradient, 1)));
+  attrs.emplace("persistable", Attribute::ArrayFrom(std::span(&persistable, 1)));
   Operation* op = prologue.Create(var.persistable() ? "builtin.parameter" : "pd_op.data", {},
                                   {type}, std::move(attrs));
   state_.prologue_end = op;
@@ -289,12 +294,39 @@ StatusOr<newir::AttributeMap> OpContext::AttributesFor(const newir::OpInfo& info
   return attrs;
 }
 
+namespace {
+
+// One attribute per result, gathered before they become an Array: the usual handful inline, so
+// that an array that is interned (flags, empty names) costs no allocation at all.
+class PerResult {
+ public:
+  PerResult(size_t n, const Attribute& fill) : n_(n) {
+    if (n > inline_.size()) {
+      spilled_.assign(n, fill);
+    } else {
+      std::fill_n(inline_.begin(), n, fill);
+    }
+  }
+  Attribute& operator[](size_t i) { return n_ > inline_.size() ? spilled_[i] : inline_[i]; }
+  Attribute ToArray() const {
+    return Attribute::ArrayFrom(
+        std::span<const Attribute>(n_ > inline_.size() ? spilled_.data() : inline_.data(), n_));
+  }
+
+ private:
+  size_t n_;
+  std::array<Attribute, 8> inline_;
+  std::vector<Attribute> spilled_;
+};
+
+}  // namespace
+
 void OpContext::AddCommonAttributes(newir::AttributeMap& attributes, size_t num_results) const {
   if (op_role_) attributes.emplace("op_role", op_role_);
   if (chunk_id_) attributes.emplace("chunk_id", chunk_id_);
   if (num_results != 0 && !attributes.contains(kLegacyVarNamesAttr)) {
-    attributes.emplace(kLegacyVarNamesAttr, Attribute::Array(std::vector<Attribute>(
-                                                num_results, Attribute::String(""))));
+    attributes.emplace(kLegacyVarNamesAttr,
+                       PerResult(num_results, Attribute::String("")).ToArray());
   }
 }
 
@@ -356,9 +388,11 @@ StatusOr<const newir::OpInfo*> OpContext::LookUp(std::string_view name, bool inp
 }
 
 Value* OpContext::FullScalar(double value, newir::DataType dtype) {
+  // Views, so that the interned shape attribute and the cached type are found without a vector.
+  static constexpr int64_t kShape[] = {1};
   const Type element = ScalarTypeOfDataType(dtype);
-  return Emit("pd_op.full", {}, {Type::DenseTensor(element, {1})},
-              FullAttributes({1}, value, dtype, kConstantPlace))
+  return Emit("pd_op.full", {}, {Type::DenseTensorOfDims(element, kShape)},
+              FullAttributes(kShape, value, dtype, kConstantPlace))
       ->result(0);
 }
 
@@ -454,9 +488,9 @@ newir::AttributeMap DataAttributes(const oldir::Var& var) {
           {"place", Attribute::PlaceAttr(newir::Place{})}};
 }
 
-newir::AttributeMap FullAttributes(std::vector<int64_t> shape, double value, newir::DataType dtype,
-                                   newir::Place place) {
-  return {{"shape", Attribute::IntArrayAttr(std::move(shape))},
+newir::AttributeMap FullAttributes(std::span<const int64_t> shape, double value,
+                                   newir::DataType dtype, newir::Place place) {
+  return {{"shape", Attribute::IntArrayFrom(shape)},
           {"value", Attribute::Double(value)},
           {"dtype", Attribute::DataTypeAttr(dtype)},
           {"place", Attribute::PlaceAttr(std::move(place))}};
@@ -638,8 +672,8 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
   result_types.reserve(num_results);
   // Each result's legacy names, viewed in the legacy op.
   std::vector<SlotVars> result_vars(num_results);
-  // Names and flags of the single-tensor results, recorded with the op in one go.
-  std::vector<Attribute> names_attr, stop_attr, persistable_attr;
+  // Names and flags of the single-tensor results, recorded with the op in one go (when any).
+  std::optional<PerResult> names_attr, stop_attr, persistable_attr;
   for (size_t r = 0; r < num_results; ++r) {
     const newir::ResultSpec& spec = info.results[r];
     const std::string_view slot = slots.SlotOf(spec.name);
@@ -670,24 +704,24 @@ StatusOr<Operation*> EmitByTable(OpContext& ctx, const newir::OpInfo& info,
       StatusOr<Type> type = TypeOfVar(var);
       if (!type.ok()) return ctx.Error(type.status().message());
       result_types.push_back(std::move(type).value());
-      if (names_attr.empty()) {
-        names_attr.assign(num_results, Attribute::String(""));
-        stop_attr.assign(num_results, Attribute::Bool(false));
-        persistable_attr.assign(num_results, Attribute::Bool(false));
+      if (!names_attr) {
+        names_attr.emplace(num_results, Attribute::String(""));
+        stop_attr.emplace(num_results, Attribute::Bool(false));
+        persistable_attr.emplace(num_results, Attribute::Bool(false));
       }
-      names_attr[r] = Attribute::String(*vars.first);
-      stop_attr[r] = Attribute::Bool(var.stop_gradient());
-      persistable_attr[r] = Attribute::Bool(var.persistable());
+      (*names_attr)[r] = Attribute::String(*vars.first);
+      (*stop_attr)[r] = Attribute::Bool(var.stop_gradient());
+      (*persistable_attr)[r] = Attribute::Bool(var.persistable());
       result_vars[r].persistable = var.persistable();
     }
   }
 
   IRM_ASSIGN_OR_RETURN(newir::AttributeMap attrs, ctx.AttributesFor(info));
   for (const auto& [name, value] : overrides.attrs) attrs.insert_or_assign(name, value);
-  if (!names_attr.empty()) {
-    attrs.emplace(kLegacyVarNamesAttr, Attribute::Array(std::move(names_attr)));
-    attrs.emplace("stop_gradient", Attribute::Array(std::move(stop_attr)));
-    attrs.emplace("persistable", Attribute::Array(std::move(persistable_attr)));
+  if (names_attr) {
+    attrs.emplace(kLegacyVarNamesAttr, names_attr->ToArray());
+    attrs.emplace("stop_gradient", stop_attr->ToArray());
+    attrs.emplace("persistable", persistable_attr->ToArray());
   }
   Operation* op = ctx.Emit(info, operands, result_types, std::move(attrs));
   for (size_t r = 0; r < num_results; ++r) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory_resource>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -184,8 +185,8 @@ class OpContext {
 // The attributes of the pd_op.data that stands for program input `var` (a tensor-like var).
 newir::AttributeMap DataAttributes(const oldir::Var& var);
 // The attributes of a pd_op.full.
-newir::AttributeMap FullAttributes(std::vector<int64_t> shape, double value, newir::DataType dtype,
-                                   newir::Place place = {});
+newir::AttributeMap FullAttributes(std::span<const int64_t> shape, double value,
+                                   newir::DataType dtype, newir::Place place = {});
 
 // Translates every op of `block` into `target` under `scope` (op by op, in order).
 Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block& target,

@@ -120,7 +120,7 @@ Status TranslateFillConstant(OpContext& ctx) {
   const DataType dtype =
       DataTypeOfVarType(ctx.AttrOr<int32_t>("dtype", 5)).value_or(DataType::kFloat32);
   newir::Operation* op =
-      ctx.Emit("pd_op.full", {}, {type}, FullAttributes(std::move(shape), value, dtype, place));
+      ctx.Emit("pd_op.full", {}, {type}, FullAttributes(shape, value, dtype, place));
   ctx.Bind(outs[0], op->result(0));
   return Status::Ok();
 }
