@@ -332,8 +332,29 @@ Attribute Attribute::PlaceAttr(Place v) {
   return Attribute(NewStorage(std::move(v)));
 }
 
-Attribute Attribute::Float(float v) { return Attribute(NewStorage(v)); }
-Attribute Attribute::Double(double v) { return Attribute(NewStorage(v)); }
+namespace {
+
+// Floats and doubles repeat by the thousand in a program (every AdamW update carries the same
+// beta1, beta2 and epsilon; fills the same constants) but are too many kinds to intern: the last
+// values each thread made are kept, by bit pattern, and made again share the storage.
+template <typename T>
+std::shared_ptr<const AttrStorage> RecentStorage(T v) {
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  constexpr int kSlotBits = 6;
+  thread_local std::array<std::shared_ptr<const AttrStorage>, size_t{1} << kSlotBits> recent;
+  const auto bits = std::bit_cast<Bits>(v);
+  std::shared_ptr<const AttrStorage>& slot =
+      recent[(uint64_t{bits} * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)];
+  if (slot == nullptr || std::bit_cast<Bits>(std::get<T>(slot->value)) != bits) {
+    slot = NewStorage(v);
+  }
+  return slot;
+}
+
+}  // namespace
+
+Attribute Attribute::Float(float v) { return Attribute(RecentStorage(v)); }
+Attribute Attribute::Double(double v) { return Attribute(RecentStorage(v)); }
 Attribute Attribute::Array(std::vector<Attribute> v) {
   if (const auto* interned = InternedAttrs::Get().FindArray(v)) return Attribute(*interned);
   return Attribute(NewStorage(std::move(v)));

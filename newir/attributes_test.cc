@@ -1,6 +1,7 @@
 // Tests of new-IR attributes: bitwise float equality, structural equality and the typed print form.
 #include "newir/attributes.h"
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <unordered_set>
@@ -226,6 +227,24 @@ TEST(AttributesTest, ArraysFromViewsAndEmptyStringArraysAgree) {
     EXPECT_EQ(Attribute::IntArrayFrom(ints), Attribute::IntArrayAttr(ints));
     EXPECT_EQ(Attribute::IntArrayFrom(ints).AsIntArray()->values, ints);
   }
+}
+
+// Floats and doubles made again may share a recent storage: whatever evicts whom, each value
+// comes back as itself, bit for bit (-0.0 and 0.0 apart, NaN payloads kept).
+TEST(AttributesTest, RecentFloatsComeBackBitForBit) {
+  std::vector<double> values = {0.0, -0.0, 1.0, 0.9, 1e-8, std::nan("1"), std::nan("2")};
+  for (int i = 0; i < 500; ++i) values.push_back(i * 0.125);
+  for (int round = 0; round < 2; ++round) {
+    for (double v : values) {
+      const Attribute d = Attribute::Double(v);
+      EXPECT_EQ(std::bit_cast<uint64_t>(*d.AsDouble()), std::bit_cast<uint64_t>(v)) << v;
+      const auto f = static_cast<float>(v);
+      EXPECT_EQ(std::bit_cast<uint32_t>(*Attribute::Float(f).AsFloat()),
+                std::bit_cast<uint32_t>(f));
+      EXPECT_EQ(d, Attribute::Double(v));
+    }
+  }
+  EXPECT_NE(Attribute::Double(0.0), Attribute::Double(-0.0));
 }
 
 // Dist values live out of line: equality and hashing still go by content, not by address.

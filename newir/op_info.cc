@@ -36,13 +36,14 @@ Status OpRegistry::Register(OpInfo info) {
                   fmt::format("op '{}' is registered twice", info.name));
   }
   std::string name = info.name;
-  ops_.emplace(std::move(name), std::make_unique<OpInfo>(std::move(info)));
+  const auto it = ops_.emplace(std::move(name), std::make_unique<OpInfo>(std::move(info))).first;
+  by_name_.emplace(it->first, it->second.get());  // the key never moves: std::map nodes stay
   return Status::Ok();
 }
 
 const OpInfo* OpRegistry::Lookup(std::string_view name) const {
-  auto it = ops_.find(name);
-  return it == ops_.end() ? nullptr : it->second.get();
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
 }
 
 std::vector<const OpInfo*> OpRegistry::OpsOfDialect(std::string_view dialect) const {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -76,6 +77,13 @@ struct OpInfo {
 
 class OpRegistry {
  public:
+  OpRegistry() = default;
+  // Not copyable: the name index views the keys of this registry's own table.
+  OpRegistry(const OpRegistry&) = delete;
+  OpRegistry& operator=(const OpRegistry&) = delete;
+  OpRegistry(OpRegistry&&) = default;
+  OpRegistry& operator=(OpRegistry&&) = default;
+
   // Every dialect this project knows, registered once (thread-safe on first use).
   static const OpRegistry& Global();
 
@@ -89,6 +97,9 @@ class OpRegistry {
  private:
   // unique_ptr: entries are referenced by pointer from operations and must not move.
   std::map<std::string, std::unique_ptr<OpInfo>, std::less<>> ops_;
+  // The same entries by name, hashed: every op built by name is looked up here (a map search
+  // compared ~10 names).
+  std::unordered_map<std::string_view, const OpInfo*> by_name_;
 };
 
 }  // namespace irm::newir

@@ -37,6 +37,10 @@ void SetResultEntry(Operation& op, const char* name, size_t index, Attribute val
   op.SetAttribute(name, Attribute::Array(std::move(entries)));
 }
 
+// The attributes every translated op may get besides its own: op_role, chunk_id and, per result,
+// legacy_var_names, stop_gradient and persistable.
+constexpr size_t kCommonAttributes = 5;
+
 // As string_views, so that unequal lengths decide without comparing bytes (std::string ==
 // const char* compares them always, and these run for every argument and attribute of every op).
 bool IsEmptyName(const std::string& name) {
@@ -267,6 +271,9 @@ StatusOr<std::vector<Value*>> OpContext::Inputs(std::string_view slot) {
 
 StatusOr<newir::AttributeMap> OpContext::AttributesFor(const newir::OpInfo& info) {
   newir::AttributeMap attrs;
+  // Room for the common ones the op gets too (op_role, chunk_id, and its results' legacy names,
+  // stop_gradient and persistable), so that the map is allocated once.
+  attrs.reserve(info.attributes.size() + kCommonAttributes);
   for (const newir::AttrSpec& spec : info.attributes) {
     const std::string_view legacy_name = LegacyAttrFor(*row_, spec.name);
     if (const oldir::proto::OpDesc::Attr* raw = op_.FindAttr(legacy_name)) {
@@ -322,6 +329,7 @@ class PerResult {
 }  // namespace
 
 void OpContext::AddCommonAttributes(newir::AttributeMap& attributes, size_t num_results) const {
+  attributes.reserve(attributes.size() + 3);  // one growth at most
   if (op_role_) attributes.emplace("op_role", op_role_);
   if (chunk_id_) attributes.emplace("chunk_id", chunk_id_);
   if (num_results != 0 && !attributes.contains(kLegacyVarNamesAttr)) {
