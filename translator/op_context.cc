@@ -329,10 +329,13 @@ class PerResult {
 }  // namespace
 
 void OpContext::AddCommonAttributes(newir::AttributeMap& attributes, size_t num_results) const {
-  attributes.reserve(attributes.size() + 3);  // one growth at most
+  const bool add_names = num_results != 0 && !attributes.contains(kLegacyVarNamesAttr);
+  // Room for exactly what is added: a map sized by AttributesFor does not grow again.
+  attributes.reserve(attributes.size() + (op_role_ ? 1 : 0) + (chunk_id_ ? 1 : 0) +
+                     (add_names ? 1 : 0));
   if (op_role_) attributes.emplace("op_role", op_role_);
   if (chunk_id_) attributes.emplace("chunk_id", chunk_id_);
-  if (num_results != 0 && !attributes.contains(kLegacyVarNamesAttr)) {
+  if (add_names) {
     attributes.emplace(kLegacyVarNamesAttr,
                        PerResult(num_results, Attribute::String("")).ToArray());
   }
@@ -652,9 +655,7 @@ struct EmitLists {
 
 class ReusedEmitLists {
  public:
-  ReusedEmitLists() : lists_(in_use_ ? &own_ : &shared_), holds_shared_(!in_use_) {
-    in_use_ = true;
-  }
+  ReusedEmitLists() : lists_(in_use_ ? &own_ : &shared_) { in_use_ = true; }
   ReusedEmitLists(const ReusedEmitLists&) = delete;
   ReusedEmitLists& operator=(const ReusedEmitLists&) = delete;
   ~ReusedEmitLists() {
@@ -662,7 +663,7 @@ class ReusedEmitLists {
     lists_->operands.clear();
     lists_->result_types.clear();
     lists_->result_vars.clear();
-    if (holds_shared_) in_use_ = false;
+    if (lists_ == &shared_) in_use_ = false;
   }
   EmitLists* operator->() { return lists_; }
 
@@ -671,7 +672,6 @@ class ReusedEmitLists {
   static thread_local bool in_use_;
   EmitLists own_;
   EmitLists* lists_;
-  bool holds_shared_;
 };
 
 thread_local EmitLists ReusedEmitLists::shared_;
