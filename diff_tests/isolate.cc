@@ -96,9 +96,9 @@ class OperandBuilder {
 }  // namespace
 
 std::string LegacyNameOf(const newir::Operation& op, size_t result) {
-  if (const std::vector<newir::Attribute>* names = op.attribute("legacy_var_names").AsArray()) {
+  if (const newir::AttributeSpan* names = op.attribute("legacy_var_names").AsArray()) {
     if (result < names->size()) {
-      if (const std::string* name = (*names)[result].AsString()) return *name;
+      if (const std::string_view* name = (*names)[result].AsString()) return std::string(*name);
     }
   }
   return "";

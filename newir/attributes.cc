@@ -1,18 +1,24 @@
 // Storage, construction, comparison and printing of new-IR attributes.
 //
-// Storage is sized for the common attributes: the dist alternatives (ProcessMesh, TensorDist,
-// OperationDist: ~130-180 bytes each) are boxed, so a bool or a DataType does not carry a dist
-// attribute's size. The most frequent small values (bools, small ints, DataTypes, layouts, the
-// cpu and undefined places, the empty string, arrays of up to 4 bools — every op's stop_gradient
-// and persistable — or of up to 4 empty strings — the legacy names of results made from
-// attributes —, IntArrays of no or one small int — the shape of every scalar full) are
-// interned: one immortal storage each, built once, so making them allocates
-// nothing and a program full of them frees nothing for them.
+// Each attribute is one block from the IR's pools (ir_pool.h) with an intrusive reference count:
+// a String's characters and an Array's elements follow the storage in the same block, so making
+// or dropping one is a single pool operation (as std::string/std::vector payloads they were two
+// to three heap operations, and freeing a translated program spent a sixth of its time in the
+// heap's coalescing). Storage is sized for the common attributes: the dist alternatives
+// (ProcessMesh, TensorDist, OperationDist: ~130-180 bytes each) are boxed, so a bool or a DataType
+// does not carry a dist attribute's size. The most frequent small values (bools, small ints,
+// DataTypes, layouts, the cpu and undefined places, the empty string, arrays of up to 4 bools —
+// every op's stop_gradient and persistable — or of up to 4 empty strings — the legacy names of
+// results made from attributes —, IntArrays of no or one small int — the shape of every scalar
+// full) are interned: one immortal storage each, built once, so making them allocates nothing and a
+// program full of them frees nothing for them.
 #include "newir/attributes.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,32 +37,42 @@ struct Boxed {
   bool operator==(const Boxed& other) const { return *ptr == *other.ptr; }
 };
 
+// An Array's elements, placed after the storage that views them.
+struct ArrayItems {
+  AttributeSpan items;
+  bool operator==(const ArrayItems& other) const { return std::ranges::equal(items, other.items); }
+};
+
+// A String's characters live after the storage too: the alternative is a view of them.
 using AttrValue =
-    std::variant<std::monostate, bool, int32_t, int64_t, float, double, std::string,
-                 std::vector<Attribute>, Type, IntArray, DataType, Place, DataLayout, ScalarValue,
+    std::variant<std::monostate, bool, int32_t, int64_t, float, double, std::string_view,
+                 ArrayItems, Type, IntArray, DataType, Place, DataLayout, ScalarValue,
                  Boxed<ProcessMesh>, Boxed<TensorDistAttr>, Boxed<OperationDistAttr>>;
 
-struct AttrStorage {
-  AttrValue value;
+// One pooled block: this, then a String's characters or an Array's elements (`trailing_bytes`).
+struct AttrStorage : AttrHeader {
+  uint32_t trailing_bytes = 0;
   size_t hash = 0;
+  AttrValue value;
 };
 
 }  // namespace detail
 
 namespace {
 
+using detail::ArrayItems;
+using detail::AttrHeader;
 using detail::AttrStorage;
 using detail::AttrValue;
 using detail::Boxed;
-using detail::PoolAllocator;
 
 template <AttrKind kKind, typename T>
 constexpr bool kAt =
     std::is_same_v<std::variant_alternative_t<static_cast<size_t>(kKind), AttrValue>, T>;
 static_assert(kAt<AttrKind::kBool, bool> && kAt<AttrKind::kInt32, int32_t> &&
               kAt<AttrKind::kInt64, int64_t> && kAt<AttrKind::kFloat, float> &&
-              kAt<AttrKind::kDouble, double> && kAt<AttrKind::kString, std::string> &&
-              kAt<AttrKind::kArray, std::vector<Attribute>> && kAt<AttrKind::kType, Type> &&
+              kAt<AttrKind::kDouble, double> && kAt<AttrKind::kString, std::string_view> &&
+              kAt<AttrKind::kArray, ArrayItems> && kAt<AttrKind::kType, Type> &&
               kAt<AttrKind::kIntArray, IntArray> && kAt<AttrKind::kDataType, DataType> &&
               kAt<AttrKind::kPlace, Place> && kAt<AttrKind::kDataLayout, DataLayout> &&
               kAt<AttrKind::kScalar, ScalarValue> &&
@@ -83,10 +99,10 @@ size_t HashValue(const AttrValue& value) {
         } else if constexpr (std::is_same_v<T, double>) {
           return HashCombine(h, std::bit_cast<uint64_t>(v));
         } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
-                             std::is_same_v<T, int64_t> || std::is_same_v<T, std::string>) {
+                             std::is_same_v<T, int64_t> || std::is_same_v<T, std::string_view>) {
           return HashCombine(h, HashOf(v));
-        } else if constexpr (std::is_same_v<T, std::vector<Attribute>>) {
-          return HashRange(h, v);
+        } else if constexpr (std::is_same_v<T, ArrayItems>) {
+          return HashRange(h, v.items);
         } else if constexpr (std::is_same_v<T, Type>) {
           return HashCombine(h, v.Hash());
         } else if constexpr (std::is_same_v<T, IntArray>) {
@@ -206,61 +222,132 @@ const char* AttrKindName(AttrKind kind) {
 
 namespace {
 
-std::shared_ptr<const AttrStorage> NewStorage(AttrValue value) {
-  auto s = std::allocate_shared<AttrStorage>(PoolAllocator<AttrStorage>());
-  s->value = std::move(value);
+// A storage with `trailing_bytes` of room after it, its value still empty.
+AttrStorage* AllocateStorage(size_t trailing_bytes) {
+  void* block = detail::PoolAllocate(sizeof(AttrStorage) + trailing_bytes);
+  auto* s = new (block) AttrStorage;
+  s->trailing_bytes = static_cast<uint32_t>(trailing_bytes);
+  return s;
+}
+
+void* TrailingBytes(AttrStorage* s) { return reinterpret_cast<char*>(s) + sizeof(AttrStorage); }
+
+const AttrStorage* StorageOf(const AttrHeader* header) {
+  return static_cast<const AttrStorage*>(header);
+}
+
+// Drops a reference held outside an Attribute.
+void Unref(const AttrHeader* s) noexcept {
+  if (s != nullptr && !s->immortal && s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    detail::DestroyAttr(s);
+  }
+}
+
+const AttrHeader* Seal(AttrStorage* s) {
   s->hash = HashValue(s->value);
   return s;
+}
+
+template <typename T>
+const AttrHeader* NewStorage(T value) {
+  AttrStorage* s = AllocateStorage(0);
+  s->value.emplace<T>(std::move(value));
+  return Seal(s);
+}
+
+const AttrHeader* NewString(std::string_view v) {
+  AttrStorage* s = AllocateStorage(v.size());
+  char* chars = static_cast<char*>(TrailingBytes(s));
+  std::copy(v.begin(), v.end(), chars);
+  s->value.emplace<std::string_view>(chars, v.size());
+  return Seal(s);
+}
+
+// The elements are copied, or moved out of a vector given as an rvalue.
+template <typename Items>
+const AttrHeader* NewArray(Items&& items) {
+  static_assert(sizeof(AttrStorage) % alignof(Attribute) == 0);
+  constexpr bool kMove = std::is_same_v<Items, std::vector<Attribute>>;
+  const size_t n = std::size(items);
+  AttrStorage* s = AllocateStorage(n * sizeof(Attribute));
+  auto* elements = static_cast<Attribute*>(TrailingBytes(s));
+  size_t i = 0;
+  for (auto& item : items) {
+    if constexpr (kMove) {
+      new (elements + i++) Attribute(std::move(item));
+    } else {
+      new (elements + i++) Attribute(item);
+    }
+  }
+  s->value.emplace<ArrayItems>(AttributeSpan(elements, n));
+  return Seal(s);
 }
 
 }  // namespace
 
 namespace detail {
 
+void DestroyAttr(const AttrHeader* header) noexcept {
+  auto* s = const_cast<AttrStorage*>(static_cast<const AttrStorage*>(header));
+  if (const ArrayItems* array = std::get_if<ArrayItems>(&s->value)) {
+    std::destroy(array->items.begin(), array->items.end());
+  }
+  const size_t bytes = sizeof(AttrStorage) + s->trailing_bytes;
+  s->~AttrStorage();
+  PoolFree(s, bytes);
+}
+
 // Immortal storages of the interned values (see the file comment): built on first use, never
-// freed. Their reference counts still move, but no allocation does.
+// freed, never counted.
 struct InternedAttrs {
   static constexpr int32_t kMinInt = -8;
   static constexpr int32_t kMaxInt = 1024;  // op_role values (0x100 | 0x1 ...) fit
   static constexpr size_t kMaxBoolArray = 4;
-  std::array<std::shared_ptr<const AttrStorage>, 2> bools;
+  using Storages = std::vector<const AttrHeader*>;
+  std::array<const AttrHeader*, 2> bools;
   // The arrays of n bools at [2^n - 2 + bits], bit i the i-th element.
-  std::vector<std::shared_ptr<const AttrStorage>> bool_arrays;
-  std::vector<std::shared_ptr<const AttrStorage>> int32s, int64s, int_arrays_of_one;
-  std::shared_ptr<const AttrStorage> empty_int_array;
-  std::vector<std::shared_ptr<const AttrStorage>> data_types, layouts;
-  std::shared_ptr<const AttrStorage> empty_string, undefined_place, cpu_place;
+  Storages bool_arrays;
+  Storages int32s, int64s, int_arrays_of_one;
+  const AttrHeader* empty_int_array;
+  Storages data_types, layouts;
+  const AttrHeader *empty_string, *undefined_place, *cpu_place;
   // The arrays of 1 to kMaxBoolArray empty strings at [n - 1]: the legacy names of results that
   // have none (operands made from attributes).
-  std::vector<std::shared_ptr<const AttrStorage>> empty_string_arrays;
+  Storages empty_string_arrays;
+
+  static const AttrHeader* Immortal(const AttrHeader* s) {
+    const_cast<AttrHeader*>(s)->immortal = true;
+    return s;
+  }
 
   InternedAttrs() {
-    bools = {NewStorage(false), NewStorage(true)};
+    bools = {Immortal(NewStorage(false)), Immortal(NewStorage(true))};
     for (size_t n = 1; n <= kMaxBoolArray; ++n) {
       for (size_t bits = 0; bits < (size_t{1} << n); ++bits) {
         std::vector<Attribute> items;
         for (size_t i = 0; i < n; ++i) items.push_back(Attribute(bools[(bits >> i) & 1]));
-        bool_arrays.push_back(NewStorage(std::move(items)));
+        bool_arrays.push_back(Immortal(NewArray(std::move(items))));
       }
     }
     for (int32_t i = kMinInt; i <= kMaxInt; ++i) {
-      int32s.push_back(NewStorage(i));
-      int64s.push_back(NewStorage(static_cast<int64_t>(i)));
-      int_arrays_of_one.push_back(NewStorage(IntArray{{i}}));
+      int32s.push_back(Immortal(NewStorage(i)));
+      int64s.push_back(Immortal(NewStorage(static_cast<int64_t>(i))));
+      int_arrays_of_one.push_back(Immortal(NewStorage(IntArray{{i}})));
     }
     for (size_t i = 0; i < std::size(kDataTypeNames); ++i) {
-      data_types.push_back(NewStorage(static_cast<DataType>(i)));
+      data_types.push_back(Immortal(NewStorage(static_cast<DataType>(i))));
     }
     for (int i = 0; i <= static_cast<int>(DataLayout::kStrided); ++i) {
-      layouts.push_back(NewStorage(static_cast<DataLayout>(i)));
+      layouts.push_back(Immortal(NewStorage(static_cast<DataLayout>(i))));
     }
-    empty_string = NewStorage(std::string());
+    empty_string = Immortal(NewString(""));
     for (size_t n = 1; n <= kMaxBoolArray; ++n) {
-      empty_string_arrays.push_back(NewStorage(std::vector<Attribute>(n, Attribute(empty_string))));
+      empty_string_arrays.push_back(
+          Immortal(NewArray(std::vector<Attribute>(n, Attribute(empty_string)))));
     }
-    empty_int_array = NewStorage(IntArray{});
-    undefined_place = NewStorage(Place{});
-    cpu_place = NewStorage(Place::Of(AllocationType::kCpu));
+    empty_int_array = Immortal(NewStorage(IntArray{}));
+    undefined_place = Immortal(NewStorage(Place{}));
+    cpu_place = Immortal(NewStorage(Place::Of(AllocationType::kCpu)));
   }
 
   static const InternedAttrs& Get() {
@@ -271,18 +358,18 @@ struct InternedAttrs {
   static bool InRange(int64_t v) { return v >= kMinInt && v <= kMaxInt; }
 
   // The interned storage equal to the array `v`, or null.
-  const std::shared_ptr<const AttrStorage>* FindArray(std::span<const Attribute> v) const {
+  const AttrHeader* FindArray(AttributeSpan v) const {
     if (v.empty() || v.size() > kMaxBoolArray) return nullptr;
     size_t bits = 0;
     bool all_bools = true, all_empty_strings = true;
     for (size_t i = 0; i < v.size() && (all_bools || all_empty_strings); ++i) {
-      const AttrStorage* item = v[i].storage_.get();
-      if (item == bools[1].get()) bits |= size_t{1} << i;
-      all_bools = all_bools && (item == bools[0].get() || item == bools[1].get());
-      all_empty_strings = all_empty_strings && item == empty_string.get();
+      const AttrHeader* item = v[i].storage_;
+      if (item == bools[1]) bits |= size_t{1} << i;
+      all_bools = all_bools && (item == bools[0] || item == bools[1]);
+      all_empty_strings = all_empty_strings && item == empty_string;
     }
-    if (all_bools) return &bool_arrays[(size_t{1} << v.size()) - 2 + bits];
-    if (all_empty_strings) return &empty_string_arrays[v.size() - 1];
+    if (all_bools) return bool_arrays[(size_t{1} << v.size()) - 2 + bits];
+    if (all_empty_strings) return empty_string_arrays[v.size() - 1];
     return nullptr;
   }
 };
@@ -291,6 +378,7 @@ struct InternedAttrs {
 
 using detail::InternedAttrs;
 
+// Interned storages are immortal, so adopting one takes no reference.
 Attribute Attribute::Bool(bool v) { return Attribute(InternedAttrs::Get().bools[v ? 1 : 0]); }
 
 Attribute Attribute::Int32(int32_t v) {
@@ -305,9 +393,9 @@ Attribute Attribute::Int64(int64_t v) {
   return Attribute(NewStorage(v));
 }
 
-Attribute Attribute::String(std::string v) {
+Attribute Attribute::String(std::string_view v) {
   if (v.empty()) return Attribute(InternedAttrs::Get().empty_string);
-  return Attribute(NewStorage(std::move(v)));
+  return Attribute(NewString(v));
 }
 
 Attribute Attribute::DataTypeAttr(DataType v) {
@@ -337,15 +425,21 @@ namespace {
 // Floats and doubles repeat by the thousand in a program (every AdamW update carries the same
 // beta1, beta2 and epsilon; fills the same constants) but are too many kinds to intern: the last
 // values each thread made are kept, by bit pattern, and made again share the storage.
+struct RecentSlots {
+  std::array<const AttrHeader*, 64> slots{};  // each holds one reference
+  ~RecentSlots() {
+    for (const AttrHeader* s : slots) Unref(s);
+  }
+};
+
 template <typename T>
-std::shared_ptr<const AttrStorage> RecentStorage(T v) {
+const AttrHeader* RecentStorage(T v) {
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-  constexpr int kSlotBits = 6;
-  thread_local std::array<std::shared_ptr<const AttrStorage>, size_t{1} << kSlotBits> recent;
+  thread_local RecentSlots recent;
   const auto bits = std::bit_cast<Bits>(v);
-  std::shared_ptr<const AttrStorage>& slot =
-      recent[(uint64_t{bits} * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)];
-  if (slot == nullptr || std::bit_cast<Bits>(std::get<T>(slot->value)) != bits) {
+  const AttrHeader*& slot = recent.slots[(uint64_t{bits} * 0x9E3779B97F4A7C15ull) >> 58];
+  if (slot == nullptr || std::bit_cast<Bits>(std::get<T>(StorageOf(slot)->value)) != bits) {
+    Unref(slot);
     slot = NewStorage(v);
   }
   return slot;
@@ -353,15 +447,15 @@ std::shared_ptr<const AttrStorage> RecentStorage(T v) {
 
 }  // namespace
 
-Attribute Attribute::Float(float v) { return Attribute(RecentStorage(v)); }
-Attribute Attribute::Double(double v) { return Attribute(RecentStorage(v)); }
+Attribute Attribute::Float(float v) { return Share(RecentStorage(v)); }
+Attribute Attribute::Double(double v) { return Share(RecentStorage(v)); }
 Attribute Attribute::Array(std::vector<Attribute> v) {
-  if (const auto* interned = InternedAttrs::Get().FindArray(v)) return Attribute(*interned);
-  return Attribute(NewStorage(std::move(v)));
+  if (const AttrHeader* interned = InternedAttrs::Get().FindArray(v)) return Attribute(interned);
+  return Attribute(NewArray(std::move(v)));
 }
 Attribute Attribute::ArrayFrom(std::span<const Attribute> v) {
-  if (const auto* interned = InternedAttrs::Get().FindArray(v)) return Attribute(*interned);
-  return Attribute(NewStorage(std::vector<Attribute>(v.begin(), v.end())));
+  if (const AttrHeader* interned = InternedAttrs::Get().FindArray(v)) return Attribute(interned);
+  return Attribute(NewArray(v));
 }
 Attribute Attribute::TypeAttr(Type v) { return Attribute(NewStorage(std::move(v))); }
 Attribute Attribute::Scalar(ScalarValue v) { return Attribute(NewStorage(std::move(v))); }
@@ -393,18 +487,19 @@ Attribute Attribute::OperationDist(OperationDistAttr v) {
 }
 
 AttrKind Attribute::kind() const {
-  return storage_ ? static_cast<AttrKind>(storage_->value.index()) : AttrKind::kNull;
+  return storage_ ? static_cast<AttrKind>(StorageOf(storage_)->value.index()) : AttrKind::kNull;
 }
 
-#define IRM_ATTR_ACCESSOR(Name, T) \
-  const T* Attribute::Name() const { return storage_ ? std::get_if<T>(&storage_->value) : nullptr; }
+#define IRM_ATTR_ACCESSOR(Name, T)                                           \
+  const T* Attribute::Name() const {                                         \
+    return storage_ ? std::get_if<T>(&StorageOf(storage_)->value) : nullptr; \
+  }
 IRM_ATTR_ACCESSOR(AsBool, bool)
 IRM_ATTR_ACCESSOR(AsInt32, int32_t)
 IRM_ATTR_ACCESSOR(AsInt64, int64_t)
 IRM_ATTR_ACCESSOR(AsFloat, float)
 IRM_ATTR_ACCESSOR(AsDouble, double)
-IRM_ATTR_ACCESSOR(AsString, std::string)
-IRM_ATTR_ACCESSOR(AsArray, std::vector<Attribute>)
+IRM_ATTR_ACCESSOR(AsString, std::string_view)
 IRM_ATTR_ACCESSOR(AsType, Type)
 IRM_ATTR_ACCESSOR(AsIntArray, IntArray)
 IRM_ATTR_ACCESSOR(AsDataType, DataType)
@@ -413,24 +508,31 @@ IRM_ATTR_ACCESSOR(AsDataLayout, DataLayout)
 IRM_ATTR_ACCESSOR(AsScalar, ScalarValue)
 #undef IRM_ATTR_ACCESSOR
 
-#define IRM_BOXED_ACCESSOR(Name, T)                                                   \
-  const T* Attribute::Name() const {                                                  \
-    const auto* boxed = storage_ ? std::get_if<Boxed<T>>(&storage_->value) : nullptr; \
-    return boxed != nullptr ? boxed->ptr.get() : nullptr;                             \
+const AttributeSpan* Attribute::AsArray() const {
+  const auto* array = storage_ ? std::get_if<ArrayItems>(&StorageOf(storage_)->value) : nullptr;
+  return array != nullptr ? &array->items : nullptr;
+}
+
+#define IRM_BOXED_ACCESSOR(Name, T)                                                              \
+  const T* Attribute::Name() const {                                                             \
+    const auto* boxed = storage_ ? std::get_if<Boxed<T>>(&StorageOf(storage_)->value) : nullptr; \
+    return boxed != nullptr ? boxed->ptr.get() : nullptr;                                        \
   }
 IRM_BOXED_ACCESSOR(AsProcessMesh, ProcessMesh)
 IRM_BOXED_ACCESSOR(AsTensorDist, TensorDistAttr)
 IRM_BOXED_ACCESSOR(AsOperationDist, OperationDistAttr)
 #undef IRM_BOXED_ACCESSOR
 
-size_t Attribute::Hash() const { return storage_ ? storage_->hash : 0; }
+size_t Attribute::Hash() const { return storage_ ? StorageOf(storage_)->hash : 0; }
 
 bool Attribute::operator==(const Attribute& other) const {
   if (storage_ == other.storage_) return true;
   if (!storage_ || !other.storage_) return false;
-  if (storage_->hash != other.storage_->hash) return false;
-  const AttrValue& a = storage_->value;
-  const AttrValue& b = other.storage_->value;
+  const AttrStorage& x = *StorageOf(storage_);
+  const AttrStorage& y = *StorageOf(other.storage_);
+  if (x.hash != y.hash) return false;
+  const AttrValue& a = x.value;
+  const AttrValue& b = y.value;
   if (a.index() != b.index()) return false;
   // Floats by bits: NaN equals the same NaN, -0.0 differs from 0.0.
   if (const float* f = std::get_if<float>(&a)) {

@@ -6,11 +6,14 @@
 // said, not do arithmetic.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -116,20 +119,44 @@ enum class AttrKind {
 const char* AttrKindName(AttrKind kind);
 
 namespace detail {
-struct AttrStorage;
+// The head of every attribute's storage (attributes.cc has the rest): a reference count that
+// interned storages, which live as long as the process, neither read nor write, so the values
+// every op carries (bools, small ints, dtypes) cost no atomic operation to copy or drop.
+struct AttrHeader {
+  mutable std::atomic<uint32_t> refs{1};
+  bool immortal = false;
+};
+// Destroys and frees a storage whose last reference went.
+void DestroyAttr(const AttrHeader* storage) noexcept;
 struct InternedAttrs;
 }  // namespace detail
+
+// An Array attribute's elements, viewed in its storage.
+using AttributeSpan = std::span<const Attribute>;
 
 class Attribute {
  public:
   Attribute() = default;  // null
+  Attribute(const Attribute& other) noexcept : storage_(other.storage_) { Retain(); }
+  Attribute(Attribute&& other) noexcept : storage_(std::exchange(other.storage_, nullptr)) {}
+  Attribute& operator=(const Attribute& other) noexcept {
+    Attribute copy(other);
+    std::swap(storage_, copy.storage_);
+    return *this;
+  }
+  Attribute& operator=(Attribute&& other) noexcept {
+    Attribute moved(std::move(other));
+    std::swap(storage_, moved.storage_);
+    return *this;
+  }
+  ~Attribute() { Release(); }
 
   static Attribute Bool(bool v);
   static Attribute Int32(int32_t v);
   static Attribute Int64(int64_t v);
   static Attribute Float(float v);
   static Attribute Double(double v);
-  static Attribute String(std::string v);
+  static Attribute String(std::string_view v);
   static Attribute Array(std::vector<Attribute> v);
   // The same from elements held elsewhere: an interned array (see attributes.cc) is found without
   // making a vector.
@@ -149,14 +176,15 @@ class Attribute {
   bool IsNull() const { return storage_ == nullptr; }
   explicit operator bool() const { return storage_ != nullptr; }
 
-  // Typed access; null when the kind differs.
+  // Typed access; null when the kind differs. A string's characters and an array's elements live
+  // in the attribute's own storage (one allocation from the IR's pools), hence the views.
   const bool* AsBool() const;
   const int32_t* AsInt32() const;
   const int64_t* AsInt64() const;
   const float* AsFloat() const;
   const double* AsDouble() const;
-  const std::string* AsString() const;
-  const std::vector<Attribute>* AsArray() const;
+  const std::string_view* AsString() const;
+  const AttributeSpan* AsArray() const;
   const Type* AsType() const;
   const IntArray* AsIntArray() const;
   const DataType* AsDataType() const;
@@ -180,9 +208,26 @@ class Attribute {
 
  private:
   friend struct detail::InternedAttrs;
-  explicit Attribute(std::shared_ptr<const detail::AttrStorage> storage)
-      : storage_(std::move(storage)) {}
-  std::shared_ptr<const detail::AttrStorage> storage_;
+  // Takes over one reference of `storage`.
+  explicit Attribute(const detail::AttrHeader* storage) noexcept : storage_(storage) {}
+  // Shares a storage held elsewhere (the cache of recent floats): one more reference.
+  static Attribute Share(const detail::AttrHeader* storage) noexcept {
+    Attribute a(storage);
+    a.Retain();
+    return a;
+  }
+  void Retain() const noexcept {
+    if (storage_ != nullptr && !storage_->immortal) {
+      storage_->refs.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  void Release() noexcept {
+    if (storage_ != nullptr && !storage_->immortal &&
+        storage_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      detail::DestroyAttr(storage_);
+    }
+  }
+  const detail::AttrHeader* storage_ = nullptr;
 };
 
 }  // namespace irm::newir

@@ -129,7 +129,7 @@ class Parser {
       if (const AttrSpec* spec = info != nullptr ? info->FindAttribute(name) : nullptr) {
         expect.kind = spec->kind != AttrKind::kNull ? spec->kind : spec->untyped_kind;
         expect.element = spec->element_kind;
-        if (const std::vector<Attribute>* items = spec->default_value.AsArray();
+        if (const AttributeSpan* items = spec->default_value.AsArray();
             expect.element == AttrKind::kNull && items != nullptr && !items->empty()) {
           expect.element = items->front().kind();
         }

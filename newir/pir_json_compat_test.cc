@@ -184,7 +184,7 @@ TEST(PirJsonCompatTest, DistributedProgram) {
   const Operation& combine = *ops[7];
   EXPECT_EQ(combine.name(), "builtin.combine");
   EXPECT_EQ(combine.result(0)->type().elements().size(), 2u);
-  const std::vector<Attribute>* vec =
+  const AttributeSpan* vec =
       combine.attribute("op_dist_attr").AsOperationDist()->results[0].AsArray();
   ASSERT_NE(vec, nullptr);
   EXPECT_EQ(vec->size(), 2u);
@@ -274,7 +274,7 @@ TEST(PirJsonCompatTest, SpecialFloats) {
   EXPECT_TRUE(std::signbit(*neg_zero));
   EXPECT_EQ(ops[4]->attribute("value"),
             Attribute::Double(std::numeric_limits<double>::denorm_min()));
-  const std::vector<Attribute>* values = ops[5]->attribute("values").AsArray();
+  const AttributeSpan* values = ops[5]->attribute("values").AsArray();
   ASSERT_NE(values, nullptr);
   ASSERT_EQ(values->size(), 4u);
   EXPECT_EQ((*values)[0], Attribute::Double(-inf));

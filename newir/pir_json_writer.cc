@@ -92,7 +92,7 @@ class Writer {
     ++seen;
     auto is_flag = [&](const char* flag) {
       const Attribute a = op.attribute(flag);
-      const std::vector<Attribute>* arr = a.AsArray();
+      const AttributeSpan* arr = a.AsArray();
       return arr != nullptr && arr->size() == 1 && (*arr)[0].kind() == AttrKind::kBool;
     };
     for (const char* f : kParamAFlags) {

@@ -41,7 +41,7 @@ void CheckEntry(const Attribute& entry, const Type& type, const std::string& lab
   if (type.IsNull()) return;  // an absent optional result: its entry may be anything
   std::vector<std::string> inner;
   if (type.kind() == TypeKind::kVector) {
-    const std::vector<Attribute>* items = entry.AsArray();
+    const AttributeSpan* items = entry.AsArray();
     if (items == nullptr) {
       problems.push_back(
           fmt::format("{} must be an array of tensor dist attributes for {}, found {}", label,

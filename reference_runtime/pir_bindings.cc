@@ -319,8 +319,7 @@ Status AttrError(const std::string& name, const std::string& what) {
 }
 
 StatusOr<std::optional<AttrValue>> ArrayToKernelAttr(const newir::AttrSpec& spec,
-                                                     const std::vector<newir::Attribute>& items,
-                                                     bool as_floats) {
+                                                     newir::AttributeSpan items, bool as_floats) {
   bool all_integers = true;
   for (const newir::Attribute& item : items) {
     if (!NumberOf(item)) {
@@ -357,7 +356,7 @@ StatusOr<std::optional<AttrValue>> ToKernelAttr(const newir::AttrSpec& spec,
     case K::kDouble:
       return std::optional<AttrValue>(*NumberOf(value));
     case K::kString:
-      return std::optional<AttrValue>(*value.AsString());
+      return std::optional<AttrValue>(std::string(*value.AsString()));
     case K::kIntArray:
       return std::optional<AttrValue>(value.AsIntArray()->values);
     case K::kArray:

@@ -15,7 +15,7 @@
 namespace irm::rt {
 namespace {
 
-const std::string* StringAttr(const newir::Operation& op, std::string_view name) {
+const std::string_view* StringAttr(const newir::Operation& op, std::string_view name) {
   return op.attribute(name).AsString();
 }
 
@@ -44,10 +44,10 @@ bool IsIntegerDType(DType dtype) {
 }  // namespace
 
 std::string PirLogicalName(const newir::Operation& op, size_t result, int op_index) {
-  if (const std::vector<newir::Attribute>* names = op.attribute("legacy_var_names").AsArray()) {
+  if (const newir::AttributeSpan* names = op.attribute("legacy_var_names").AsArray()) {
     if (result < names->size()) {
-      const std::string* name = (*names)[result].AsString();
-      if (name != nullptr && !name->empty()) return *name;
+      const std::string_view* name = (*names)[result].AsString();
+      if (name != nullptr && !name->empty()) return std::string(*name);
     }
   }
   return fmt::format("%{}@{}", result, op_index);
@@ -106,7 +106,7 @@ std::vector<FeedSpec> PirExecutor::FeedSpecs() const {
   for (const newir::Operation& op : program_.block()) {
     if (!IsFeedOp(op) || op.num_results() != 1) continue;
     FeedSpec spec;
-    if (const std::string* name = StringAttr(op, "name")) spec.name = *name;
+    if (const std::string_view* name = StringAttr(op, "name")) spec.name = *name;
     const newir::Value& value = *op.result(0);
     spec.dtype = DTypeOfElementType(value.type().dtype()).value_or(DType::kFloat32);
     spec.shape = value.type().dims();
@@ -121,7 +121,7 @@ std::vector<std::string> PirExecutor::FetchNames() const {
   for (const newir::Operation& op : program_.block()) {
     if (op.name() != "pd_op.fetch") continue;
     const int32_t* col = op.attribute("col").AsInt32();
-    const std::string* name = StringAttr(op, "name");
+    const std::string_view* name = StringAttr(op, "name");
     fetches.emplace_back(col != nullptr ? *col : 0, name != nullptr ? *name : "");
   }
   std::stable_sort(fetches.begin(), fetches.end(),
@@ -212,8 +212,8 @@ std::string PirInterpreter::InputName(const newir::Value& value) const {
   if (value.IsBlockArgument()) {
     auto attr = value.attributes().find("legacy_var_name");
     if (attr != value.attributes().end()) {
-      const std::string* name = attr->second.AsString();
-      if (name != nullptr && !name->empty()) return *name;
+      const std::string_view* name = attr->second.AsString();
+      if (name != nullptr && !name->empty()) return std::string(*name);
     }
     return fmt::format("%arg{}", value.index());
   }
@@ -249,7 +249,7 @@ void PirInterpreter::Observe(const newir::Operation& op, int index, int depth) {
 // ---- builtin ops, feeds and fetches -------------------------------------------------------------
 
 Status PirInterpreter::RunParameter(const newir::Operation& op, int index) {
-  const std::string* name = StringAttr(op, "parameter_name");
+  const std::string_view* name = StringAttr(op, "parameter_name");
   if (name == nullptr || op.num_results() != 1) {
     return Fail(StatusCode::kInvalid, op, index, "needs a string attribute 'parameter_name'");
   }
@@ -263,7 +263,7 @@ Status PirInterpreter::RunParameter(const newir::Operation& op, int index) {
 }
 
 Status PirInterpreter::RunScopeWrite(const newir::Operation& op, int index, const char* name_attr) {
-  const std::string* name = StringAttr(op, name_attr);
+  const std::string_view* name = StringAttr(op, name_attr);
   if (name == nullptr) {
     return Fail(StatusCode::kInvalid, op, index,
                 fmt::format("needs a string attribute '{}'", name_attr));
@@ -315,21 +315,22 @@ Status PirInterpreter::RunSlice(const newir::Operation& op, int index) {
 }
 
 Status PirInterpreter::RunFeed(const newir::Operation& op, int index) {
-  const std::string* name = StringAttr(op, "name");
-  if (name == nullptr || op.num_results() != 1) {
+  const std::string_view* name_attr = StringAttr(op, "name");
+  if (name_attr == nullptr || op.num_results() != 1) {
     return Fail(StatusCode::kInvalid, op, index, "needs a string attribute 'name'");
   }
-  auto it = feeds_.find(*name);
+  const std::string name(*name_attr);
+  auto it = feeds_.find(name);
   if (it == feeds_.end()) {
-    if (job_scope_ != nullptr) return RunJobInput(op, index, *name);
-    return Fail(StatusCode::kNotFound, op, index, fmt::format("feed '{}' is missing", *name));
+    if (job_scope_ != nullptr) return RunJobInput(op, index, name);
+    return Fail(StatusCode::kNotFound, op, index, fmt::format("feed '{}' is missing", name));
   }
   const newir::Type& type = op.result(0)->type();
   if (!it->second.defined() || !FeedMatches(it->second, type)) {
     // The caller's feed is wrong, not the program: bad input (exit 2 on the command line).
     return Fail(
         StatusCode::kInvalidArgument, op, index,
-        fmt::format("feed '{}' is {} but the program declares {}", *name,
+        fmt::format("feed '{}' is {} but the program declares {}", name,
                     it->second.defined() ? it->second.Describe() : "undefined", type.ToString()));
   }
   // A copy: in-place ops on the input must not change the caller's tensor.
@@ -355,7 +356,7 @@ Status PirInterpreter::RunJobInput(const newir::Operation& op, int index, const 
 }
 
 Status PirInterpreter::RunFetch(const newir::Operation& op, int index) {
-  const std::string* name = StringAttr(op, "name");
+  const std::string_view* name = StringAttr(op, "name");
   const int32_t* col = op.attribute("col").AsInt32();
   if (name == nullptr || col == nullptr) {
     return Fail(StatusCode::kInvalid, op, index,
@@ -365,7 +366,7 @@ Status PirInterpreter::RunFetch(const newir::Operation& op, int index) {
   // A copy, as Paddle's fetch: a later in-place op must not change what was fetched.
   Tensor fetched = tensor->Clone();
   if (op.num_results() == 1) Bind(op.result(0), fetched);
-  fetches_.emplace_back(*col, Fetch{*name, std::move(fetched)});
+  fetches_.emplace_back(*col, Fetch{std::string(*name), std::move(fetched)});
   return Status::Ok();
 }
 

@@ -32,14 +32,15 @@ std::string RecordedName(const newir::Value* value) {
   if (const newir::Operation* op = value->defining_op()) {
     if (const auto* names = op->attribute("legacy_var_names").AsArray()) {
       if (value->index() < names->size()) {
-        if (const std::string* name = (*names)[value->index()].AsString()) return *name;
+        if (const std::string_view* name = (*names)[value->index()].AsString())
+          return std::string(*name);
       }
     }
     return "";
   }
   auto it = value->attributes().find("legacy_var_name");
   if (it != value->attributes().end() && it->second.AsString() != nullptr) {
-    return *it->second.AsString();
+    return std::string(*it->second.AsString());
   }
   return "";
 }

@@ -203,8 +203,8 @@ Names ShadowOutputs(const newir::Program& program) {
   Names names;
   for (const newir::Operation& op : program.block()) {
     if (op.name() == "builtin.shadow_output") {
-      const std::string* name = op.attribute("output_name").AsString();
-      names.push_back(name != nullptr ? *name : "<not a string>");
+      const std::string_view* name = op.attribute("output_name").AsString();
+      names.emplace_back(name != nullptr ? *name : "<not a string>");
     }
   }
   return names;

@@ -31,7 +31,9 @@ const newir::Place kConstantPlace = newir::Place::Of(newir::AllocationType::kCpu
 void SetResultEntry(Operation& op, const char* name, size_t index, Attribute value,
                     const Attribute& fill) {
   std::vector<Attribute> entries;
-  if (const std::vector<Attribute>* old = op.attribute(name).AsArray()) entries = *old;
+  if (const newir::AttributeSpan* old = op.attribute(name).AsArray()) {
+    entries.assign(old->begin(), old->end());
+  }
   entries.resize(op.num_results(), fill);
   entries[index] = std::move(value);
   op.SetAttribute(name, Attribute::Array(std::move(entries)));
@@ -450,7 +452,7 @@ void OpContext::Bind(std::string_view name, Value* value) {
   if (Operation* op = value->defining_op()) {
     const size_t index = value->index();
     // A value keeps the first name it was bound to (a re-bound alias does not rename it).
-    if (const std::vector<Attribute>* names = op->attribute(kLegacyVarNamesAttr).AsArray();
+    if (const newir::AttributeSpan* names = op->attribute(kLegacyVarNamesAttr).AsArray();
         names != nullptr && index < names->size() && !(*names)[index].AsString()->empty()) {
       return;
     }

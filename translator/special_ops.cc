@@ -160,7 +160,7 @@ Status TranslateAssignValue(OpContext& ctx) {
         ctx.AttrOr<std::vector<oldir::proto::Scalar>>("values", {});
     StatusOr<Attribute> mirrored = ConvertAttr(scalars, {.kind = newir::AttrKind::kNull});
     if (mirrored.ok() && mirrored->AsArray() != nullptr && !mirrored->AsArray()->empty()) {
-      values = *mirrored->AsArray();
+      values.assign(mirrored->AsArray()->begin(), mirrored->AsArray()->end());
     }
   }
   if (values.empty()) {
@@ -311,7 +311,9 @@ Status TranslateSetValue(OpContext& ctx) {
     const std::vector<oldir::proto::Scalar> scalars =
         ctx.AttrOr<std::vector<oldir::proto::Scalar>>("values", {});
     StatusOr<Attribute> mirrored = ConvertAttr(scalars, {.kind = newir::AttrKind::kNull});
-    if (mirrored.ok() && mirrored->AsArray() != nullptr) values = *mirrored->AsArray();
+    if (mirrored.ok() && mirrored->AsArray() != nullptr) {
+      values.assign(mirrored->AsArray()->begin(), mirrored->AsArray()->end());
+    }
   }
   auto add = [&](DataType dtype, std::variant<bool, int64_t, double> v) {
     values.push_back(Attribute::Scalar({dtype, v}));

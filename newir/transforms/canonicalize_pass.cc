@@ -131,7 +131,7 @@ bool DistAttrsConflict(const Operation& op) {
 }
 
 bool IsPersistableResult(const Operation& op, size_t index) {
-  const std::vector<Attribute>* flags = op.attribute("persistable").AsArray();
+  const AttributeSpan* flags = op.attribute("persistable").AsArray();
   if (flags == nullptr || index >= flags->size()) return false;
   const bool* flag = (*flags)[index].AsBool();
   return flag != nullptr && *flag;
