@@ -279,7 +279,7 @@ const AttrHeader* NewArray(Items&& items) {
       new (elements + i++) Attribute(item);
     }
   }
-  s->value.emplace<ArrayItems>(AttributeSpan(elements, n));
+  s->value.emplace<ArrayItems>(ArrayItems{AttributeSpan(elements, n)});
   return Seal(s);
 }
 
