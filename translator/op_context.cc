@@ -541,6 +541,10 @@ Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block
     OpContext ctx(state, block, i, row, target, scope);
     OpTypeCoverage& coverage = state.coverage.Count(op.type(), block.index(), i);
     if (!IsTranslatable(row)) {
+      // Without opaque ops the program fails: TranslateProgram lists every unsupported op.
+      if (!state.options.allow_unregistered) {
+        return Status(StatusCode::kUnimplemented, ctx.location(), "no translation");
+      }
       // Unknown (or known unsupported) ops were reported before translation began unless
       // opaque ops are allowed.
       IRM_RETURN_IF_ERROR(TranslateOpaque(ctx));
@@ -559,6 +563,7 @@ Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block
       ++coverage.translated;
     }
   }
+  state.checked_blocks[static_cast<size_t>(block.index())] = true;
   return Status::Ok();
 }
 

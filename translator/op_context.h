@@ -82,6 +82,8 @@ struct ProgramState {
   newir::Operation* prologue_end = nullptr;
   // Values created for external inputs, by name (parameters and data live in the top block).
   Scope externals = Scope();
+  // The legacy blocks whose every op was checked translatable on the way (see TranslateProgram).
+  std::vector<bool> checked_blocks = std::vector<bool>(legacy.num_blocks(), false);
 };
 
 class OpContext {

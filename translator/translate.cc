@@ -1,9 +1,10 @@
-// The program-level translation (translate.h): check that every op can be translated, walk the
-// root block, then store the persistable vars whose final value is not their parameter's own
-// storage (builtin.set_parameter right after the op that made it) and expose the requested
-// outputs (builtin.shadow_output).
+// The program-level translation (translate.h): walk the root block (checking on the way that
+// every op can be translated), then store the persistable vars whose final value is not their
+// parameter's own storage (builtin.set_parameter right after the op that made it) and expose the
+// requested outputs (builtin.shadow_output).
 #include "translator/translate.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -104,10 +105,6 @@ StatusOr<Translation> TranslateProgram(const oldir::Program& legacy,
   if (legacy.num_blocks() == 0) {
     return Status(StatusCode::kInvalid, Location::File(options.file), "the program has no block");
   }
-  if (!options.allow_unregistered) {
-    const auto unsupported = FindUnsupported(legacy);
-    if (!unsupported.empty()) return UnsupportedError(options, unsupported);
-  }
   Translation t;
   ProgramState state{.legacy = legacy,
                      .options = options,
@@ -119,7 +116,21 @@ StatusOr<Translation> TranslateProgram(const oldir::Program& legacy,
   Scope root;
   root.Reserve(static_cast<size_t>(legacy.root().num_vars()));
   state.externals.Reserve(static_cast<size_t>(legacy.root().num_vars()));
-  IRM_RETURN_IF_ERROR(TranslateOps(state, legacy.root(), t.program.block(), root));
+  // Unless opaque ops are allowed, a program with an op that has no translation fails listing
+  // every such op type, before any other error. The walk stops at the first such op, so the list
+  // is made only then (or for any other failure, to put it first). A successful walk checked
+  // every block it translated; only when it never reached some block is the whole program
+  // looked at again. So the usual, translatable program is walked once, not twice.
+  Status walked = TranslateOps(state, legacy.root(), t.program.block(), root);
+  if (!options.allow_unregistered) {
+    const bool unchecked = std::find(state.checked_blocks.begin(), state.checked_blocks.end(),
+                                     false) != state.checked_blocks.end();
+    if (!walked.ok() || unchecked) {
+      const auto unsupported = FindUnsupported(legacy);
+      if (!unsupported.empty()) return UnsupportedError(options, unsupported);
+    }
+  }
+  IRM_RETURN_IF_ERROR(walked);
   StoreParameters(state, root);
   IRM_RETURN_IF_ERROR(ExposeOutputs(state, root));
   return t;

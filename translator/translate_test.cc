@@ -90,6 +90,37 @@ TEST(TranslateTest, ListsEveryUnsupportedOpType) {
             "not translated (nor is it by Paddle)\n");
 }
 
+// The translation walks the program once and lists the unsupported ops when it meets one: an
+// error met before them, and a block no op leads to, must not hide them.
+TEST(TranslateTest, UnsupportedOpsComeFirstAndUnreachedBlocksCount) {
+  const oldir::Program earlier_error = Parse(Root(F32("x") + F32("z") + R"(
+    ops { type: "relu" inputs { parameter: "X" arguments: "undeclared" }
+          outputs { parameter: "Out" arguments: "z" } }
+    ops { type: "my_fused_op" inputs { parameter: "X" arguments: "z" }
+          outputs { parameter: "Out" arguments: "z" } }
+  )"));
+  StatusOr<Translation> t = TranslateProgram(earlier_error, {.file = "t.prototxt"});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(t.status().diagnostic().Render(),
+              HasSubstr("note: 'my_fused_op': 1 op, first at block 0, op 1"));
+
+  const oldir::Program unreached = Parse(Root(F32("x") + F32("y") + kRelu) + R"(
+    blocks { idx: 1 parent_idx: 0
+      ops { type: "my_fused_op" inputs { parameter: "X" arguments: "y" }
+            outputs { parameter: "Out" arguments: "y" } } }
+  )");
+  t = TranslateProgram(unreached, {.file = "t.prototxt"});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(t.status().diagnostic().Render(),
+              HasSubstr("note: 'my_fused_op': 1 op, first at block 1, op 0"));
+  // Allowed, it is no error (the block is simply not reached).
+  TranslateOptions allowed;
+  allowed.allow_unregistered = true;
+  EXPECT_TRUE(TranslateProgram(unreached, allowed).ok());
+}
+
 TEST(TranslateTest, OpaqueOpsKeepSlotsAttributesAndRoundTrip) {
   const oldir::Program program = Parse(Root(F32("x") + F32("w", true) + F32("z") + R"(
     ops { type: "my_fused_op" inputs { parameter: "X" arguments: "x" }
