@@ -236,13 +236,6 @@ const AttrStorage* StorageOf(const AttrHeader* header) {
   return static_cast<const AttrStorage*>(header);
 }
 
-// Drops a reference held outside an Attribute.
-void Unref(const AttrHeader* s) noexcept {
-  if (s != nullptr && !s->immortal && s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    detail::DestroyAttr(s);
-  }
-}
-
 const AttrHeader* Seal(AttrStorage* s) {
   s->hash = HashValue(s->value);
   return s;
@@ -428,7 +421,7 @@ namespace {
 struct RecentSlots {
   std::array<const AttrHeader*, 64> slots{};  // each holds one reference
   ~RecentSlots() {
-    for (const AttrHeader* s : slots) Unref(s);
+    for (const AttrHeader* s : slots) detail::Unref(s);
   }
 };
 
@@ -439,7 +432,7 @@ const AttrHeader* RecentStorage(T v) {
   const auto bits = std::bit_cast<Bits>(v);
   const AttrHeader*& slot = recent.slots[(uint64_t{bits} * 0x9E3779B97F4A7C15ull) >> 58];
   if (slot == nullptr || std::bit_cast<Bits>(std::get<T>(StorageOf(slot)->value)) != bits) {
-    Unref(slot);
+    detail::Unref(slot);
     slot = NewStorage(v);
   }
   return slot;

@@ -128,6 +128,13 @@ struct AttrHeader {
 };
 // Destroys and frees a storage whose last reference went.
 void DestroyAttr(const AttrHeader* storage) noexcept;
+// Drops one reference to `storage` (null and interned storages are left alone).
+inline void Unref(const AttrHeader* storage) noexcept {
+  if (storage != nullptr && !storage->immortal &&
+      storage->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    DestroyAttr(storage);
+  }
+}
 struct InternedAttrs;
 }  // namespace detail
 
@@ -224,12 +231,7 @@ class Attribute {
       storage_->refs.fetch_add(1, std::memory_order_relaxed);
     }
   }
-  void Release() noexcept {
-    if (storage_ != nullptr && !storage_->immortal &&
-        storage_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      detail::DestroyAttr(storage_);
-    }
-  }
+  void Release() noexcept { detail::Unref(storage_); }
   const detail::AttrHeader* storage_ = nullptr;
 };
 

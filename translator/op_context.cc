@@ -545,8 +545,6 @@ Status TranslateOps(ProgramState& state, const oldir::Block& block, newir::Block
       if (!state.options.allow_unregistered) {
         return Status(StatusCode::kUnimplemented, ctx.location(), "no translation");
       }
-      // Unknown (or known unsupported) ops were reported before translation began unless
-      // opaque ops are allowed.
       IRM_RETURN_IF_ERROR(TranslateOpaque(ctx));
       ++coverage.opaque;
       if (row != nullptr) coverage.note = std::string(row->note);
@@ -645,10 +643,6 @@ const T* Override(const std::vector<std::pair<std::string_view, T>>& items, std:
   }
   return nullptr;
 }
-
-}  // namespace
-
-namespace {
 
 // The lists EmitByTable gathers per op: the operands and result types it hands to the builder
 // and each result's legacy names. They are kept from op to op, so that an op costs no allocation
