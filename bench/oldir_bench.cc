@@ -18,14 +18,20 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <string>
 
 #include "bench/bench_runner.h"
 #include "examples/mlp_program.h"
+#include "oldir/bundle.h"
 #include "oldir/dump.h"
 #include "oldir/models/mlp.h"
 #include "oldir/models/training.h"
+#include "oldir/params_io.h"
 #include "oldir/program_io.h"
 #include "oldir/validator.h"
 
@@ -165,6 +171,167 @@ BENCHMARK(BM_Dump)
     ->ArgName("program")
     ->Arg(0)
     ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// ---- hostile sizes: the validator is linear in them --------------------------------------
+//   validate_deep:N   N blocks, each the sub-block of a conditional_block of the one before, each
+//                     reading a var the root block computed (the dataflow walks the chain of
+//                     owners); was cubic in N (1,000 levels: 11.8 s)
+//   validate_attrs:N  one op with N attributes its schema does not know (duplicates are searched
+//                     among them); was quadratic in N
+//   validate_plan:N   ReadBundle + CheckBundle of a one-rank MLP bundle whose plan.json holds N
+//                     jobs (micro-batches 0..N-1), what `ir-migrate validate DIR` does; was
+//                     quadratic in N (nlohmann's parse callback, 100,000 jobs: 9.2 s)
+
+irm::oldir::Program DeepProgram(int levels) {
+  using namespace irm::oldir;
+  proto::ProgramDesc desc;
+  auto add_block = [&](int parent) {
+    proto::BlockDesc* block = desc.add_blocks();
+    block->set_idx(desc.blocks_size() - 1);
+    block->set_parent_idx(parent);
+    return block;
+  };
+  auto add_var = [](proto::BlockDesc* block, const std::string& name, bool feed) {
+    proto::VarDesc* var = block->add_vars();
+    var->set_name(name);
+    var->set_need_check_feed(feed);
+    var->mutable_type()->set_type(proto::VarType::DENSE_TENSOR);
+    auto* tensor = var->mutable_type()->mutable_dense_tensor()->mutable_tensor();
+    tensor->set_data_type(proto::VarType::FP32);
+    tensor->add_dims(1);
+  };
+  auto add_op = [](proto::BlockDesc* block, const char* type, const char* in_slot,
+                   const std::string& in, const std::string& out) {
+    proto::OpDesc* op = block->add_ops();
+    op->set_type(type);
+    proto::OpDesc::Var* input = op->add_inputs();
+    input->set_parameter(in_slot);
+    input->add_arguments(in);
+    proto::OpDesc::Var* output = op->add_outputs();
+    output->set_parameter("Out");
+    output->add_arguments(out);
+    return op;
+  };
+  proto::BlockDesc* root = add_block(-1);
+  add_var(root, "x0", true);
+  add_var(root, "x", false);
+  add_var(root, "y", false);
+  add_op(root, "relu", "X", "x0", "x");
+  for (int b = 1; b < levels; ++b) add_block(b - 1);
+  for (int b = 0; b < levels; ++b) {
+    proto::BlockDesc* block = desc.mutable_blocks(b);
+    if (b > 0) {
+      add_var(block, "t" + std::to_string(b), false);
+      add_op(block, "relu", "X", "x", "t" + std::to_string(b));
+    }
+    if (b + 1 < levels) {
+      proto::OpDesc* op = add_op(block, "conditional_block", "Cond", "x", "y");
+      proto::OpDesc::Attr* attr = op->add_attrs();
+      attr->set_name("sub_block");
+      attr->set_type(proto::BLOCK);
+      attr->set_block_idx(b + 1);
+    }
+  }
+  return Program(desc);
+}
+
+irm::oldir::Program WideOpProgram(int attrs) {
+  using namespace irm::oldir;
+  proto::ProgramDesc desc;
+  proto::BlockDesc* root = desc.add_blocks();
+  root->set_parent_idx(-1);
+  proto::OpDesc* op = root->add_ops();
+  op->set_type("custom_op");
+  for (int i = 0; i < attrs; ++i) {
+    proto::OpDesc::Attr* attr = op->add_attrs();
+    attr->set_name("a" + std::to_string(i));
+    attr->set_type(proto::INT);
+    attr->set_i(i);
+  }
+  return Program(desc);
+}
+
+void ValidateLoop(benchmark::State& state, const irm::oldir::Program& program) {
+  irm::oldir::ValidateOptions options;
+  options.file = "bench.pdmodel";
+  for (auto _ : state) {
+    irm::Diagnostics findings = irm::oldir::ValidateProgram(program, options);
+    benchmark::DoNotOptimize(findings);
+  }
+}
+
+void BM_ValidateDeep(benchmark::State& state) {
+  const irm::oldir::Program program = DeepProgram(static_cast<int>(state.range(0)));
+  ValidateLoop(state, program);
+}
+BENCHMARK(BM_ValidateDeep)
+    ->ArgName("blocks")
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_ValidateWideOp(benchmark::State& state) {
+  const irm::oldir::Program program = WideOpProgram(static_cast<int>(state.range(0)));
+  ValidateLoop(state, program);
+}
+BENCHMARK(BM_ValidateWideOp)
+    ->ArgName("attrs")
+    ->Arg(20000)
+    ->Arg(200000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// A bundle folder written once per process, removed at exit.
+const std::string& PlanBundle(int jobs) {
+  static std::map<int, std::string> dirs;
+  auto it = dirs.find(jobs);
+  if (it != dirs.end()) return it->second;
+  namespace fs = std::filesystem;
+  using namespace irm::oldir;
+  std::string dir =
+      (fs::temp_directory_path() / fmt::format("irm_bench_plan_{}_{}", ::getpid(), jobs)).string();
+  models::ModelPrograms model;
+  if (!models::BuildMlp({}, &model).ok() || !models::AddTraining(&model, {}).ok()) std::abort();
+  Bundle bundle;
+  bundle.micro_batches = jobs;
+  for (const models::FeedSpec& feed : model.feeds) {
+    bundle.feeds.push_back(
+        {feed.name, feed.shape, irm::DTypeName(*DTypeFromVarType(feed.dtype)), FeedSplit::kBatch});
+  }
+  irm::StatusOr<BundleRank> rank =
+      WriteLegacyRankPrograms(dir, 0, model.startup.Build(), {{"main", model.main.Build()}});
+  if (!rank.ok()) std::abort();
+  rank->plan.emplace();
+  for (int j = 0; j < jobs; ++j) rank->plan->push_back({"main", j});
+  bundle.ranks.push_back(*rank);
+  if (!WriteBundle(bundle, dir).ok()) std::abort();
+  static const bool cleanup = [] {
+    return std::atexit([] {
+             for (const auto& [n, path] : dirs) fs::remove_all(path);
+           }) == 0;
+  }();
+  (void)cleanup;
+  return dirs.emplace(jobs, std::move(dir)).first->second;
+}
+
+void BM_ValidatePlan(benchmark::State& state) {
+  const std::string& dir = PlanBundle(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    irm::StatusOr<irm::oldir::Bundle> bundle = irm::oldir::ReadBundle(dir);
+    if (!bundle.ok()) std::abort();
+    irm::oldir::BundleCheck check = irm::oldir::CheckBundle(*bundle, dir);
+    if (check.findings.HasErrors()) std::abort();
+    benchmark::DoNotOptimize(check);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ValidatePlan)
+    ->ArgName("jobs")
+    ->Arg(10000)
+    ->Arg(100000)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -158,7 +158,7 @@ class Parser {
 
   // `{` [`^` argument header] [`^kw:` keyword arguments] ops `}`.
   Status ParseBlock(Block& block) {
-    IRM_RETURN_IF_ERROR(c_.Enter());
+    IRM_RETURN_IF_ERROR(c_.EnterBlock());
     IRM_RETURN_IF_ERROR(c_.Expect("{", "to open block"));
     c_.SkipWs();
     if (c_.Peek() == '^' && !c_.LookingAt("^kw:")) {
@@ -184,16 +184,16 @@ class Parser {
     }
     IRM_RETURN_IF_ERROR(ParseOps(block));
     c_.set_pos(c_.pos() + 1);  // '}'
-    c_.Leave();
+    c_.LeaveBlock();
     return Status::Ok();
   }
 
   // The body of a custom-form region after its `{`: ops, then `}`.
   Status ParseBranch(Block& block) {
-    IRM_RETURN_IF_ERROR(c_.Enter());
+    IRM_RETURN_IF_ERROR(c_.EnterBlock());
     IRM_RETURN_IF_ERROR(ParseOps(block));
     c_.set_pos(c_.pos() + 1);  // '}'
-    c_.Leave();
+    c_.LeaveBlock();
     return Status::Ok();
   }
 

@@ -9,7 +9,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/json_depth.h"
 #include "newir/dialect.h"
+#include "newir/nesting.h"
 #include "newir/pir_json.h"
 #include "newir/pir_json_attributes.h"
 #include "newir/pir_json_names.h"
@@ -268,7 +270,19 @@ class Reader : public AttrReader {
     return Member(region, ptr, "blocks", json::value_t::array);
   }
 
+  // One block of the program, the top block at depth 1: refused past kMaxRegionNesting levels of
+  // regions, the bound the writers keep (nesting.h), so that what reads here also prints as text.
   Status Block(const json& block, const Ptr& ptr, newir::Block& out) {
+    if (block_depth_ > kMaxRegionNesting) {
+      return Err(ptr, fmt::format("regions nested deeper than {} levels", kMaxRegionNesting));
+    }
+    ++block_depth_;
+    Status status = BlockBody(block, ptr, out);
+    --block_depth_;
+    return status;
+  }
+
+  Status BlockBody(const json& block, const Ptr& ptr, newir::Block& out) {
     IRM_RETURN_IF_ERROR(Expect(block, ptr, json::value_t::object));
     IRM_RETURN_IF_ERROR(CheckKeys(block, ptr, {"#", "args", "kwargs", "ops"}));
     for (const char* key : {"args", "kwargs"}) {
@@ -314,60 +328,19 @@ class Reader : public AttrReader {
   }
 
   std::unordered_map<int64_t, Value*> values_;
+  int block_depth_ = 0;  // blocks open in Block()
 };
-
-// 1-based line and column of byte `offset` in `text`.
-std::pair<int, int> LineCol(std::string_view text, size_t offset) {
-  int line = 1;
-  int col = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
-// The offset of the first bracket that opens a level deeper than kMaxJsonDepth, if any.
-std::optional<size_t> TooDeep(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) return i;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 
 StatusOr<Program> ReadPirJson(std::string_view text, const std::string& file) {
-  if (std::optional<size_t> at = TooDeep(text)) {
-    const auto [line, col] = LineCol(text, *at);
-    return Status(StatusCode::kParseError, Location::Text(file, line, col),
-                  fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth));
-  }
+  IRM_RETURN_IF_ERROR(CheckJsonDepth(text, file, kMaxJsonDepth));
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     // nlohmann's byte is 1-based: the position of the character it stopped at.
-    const auto [line, col] = LineCol(text, e.byte > 0 ? e.byte - 1 : 0);
+    const auto [line, col] = TextLineColumn(text, e.byte > 0 ? e.byte - 1 : 0);
     std::string message = e.what();
     const size_t colon = message.find(": ", message.find("parse error"));
     if (colon != std::string::npos) message = message.substr(colon + 2);

@@ -2,6 +2,7 @@
 #include "newir/program_io.h"
 
 #include "common/file_io.h"
+#include "newir/nesting.h"
 #include "newir/pir_json.h"
 
 namespace irm::newir {
@@ -50,6 +51,8 @@ std::string SerializeProgramFile(const Program& program, FileFormat format,
 
 Status SaveProgramFile(const Program& program, const std::string& path, FileFormat format,
                        const PrintOptions& print) {
+  // Nothing is written that the readers would refuse.
+  IRM_RETURN_IF_ERROR(CheckRegionNesting(program, path));
   return WriteFileAtomically(path, SerializeProgramFile(program, format, print));
 }
 

@@ -1,6 +1,8 @@
 // Lexing, positions and diagnostics of the PIR text cursor.
 #include "newir/text_cursor.h"
 
+#include "newir/nesting.h"
+
 namespace irm::newir {
 namespace {
 
@@ -96,6 +98,14 @@ StatusOr<std::vector<int64_t>> TextCursor::ParseIntList(std::string_view context
     if (Consume("]")) return out;
     IRM_RETURN_IF_ERROR(Expect(",", fmt::format("or ']' {}", context)));
   }
+}
+
+Status TextCursor::EnterBlock() {
+  // The top block is at level 0 of region nesting, so kMaxRegionNesting + 1 blocks may be open.
+  if (++block_depth_ > kMaxRegionNesting + 1) {
+    return Error(fmt::format("regions nested deeper than {} levels", kMaxRegionNesting));
+  }
+  return Status::Ok();
 }
 
 Status TextCursor::Enter() {

@@ -1,7 +1,7 @@
 // The character cursor under the PIR text parser: it lexes on demand (identifiers, numbers,
 // strings, integer lists), turns positions into `file:line:col` diagnostics, and counts nesting so
-// that no input can recurse deeper than kMaxParseDepth. The text form has no comments; blanks are
-// spaces, tabs and newlines.
+// that no input can recurse deeper than kMaxParseDepth (values) or kMaxRegionNesting (regions). The
+// text form has no comments; blanks are spaces, tabs and newlines.
 #pragma once
 
 #include <charconv>
@@ -17,7 +17,8 @@
 
 namespace irm::newir {
 
-// Regions, attribute arrays and nested types together may nest this deep, no deeper.
+// Attribute arrays and nested types together may nest this deep within one attribute or type, no
+// deeper. Regions have their own bound, kMaxRegionNesting (nesting.h), shared with the writers.
 inline constexpr int kMaxParseDepth = 64;
 
 class TextCursor {
@@ -72,15 +73,19 @@ class TextCursor {
   // `[1,-2,3]` of int64.
   StatusOr<std::vector<int64_t>> ParseIntList(std::string_view context);
 
-  // One more level of nesting; fails past kMaxParseDepth.
+  // One more level of attribute or type nesting; fails past kMaxParseDepth.
   Status Enter();
   void Leave() { --depth_; }
+  // One more block (the top block is the first); fails past kMaxRegionNesting levels of regions.
+  Status EnterBlock();
+  void LeaveBlock() { --block_depth_; }
 
  private:
   std::string_view text_;
   const std::string& file_;
   size_t pos_ = 0;
   int depth_ = 0;
+  int block_depth_ = 0;
 };
 
 template <typename T>

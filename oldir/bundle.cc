@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -13,7 +14,9 @@
 
 #include "common/file_io.h"
 #include "common/host_tensor.h"
+#include "common/json_depth.h"
 #include "common/json_pointer.h"
+#include "oldir/params_io.h"
 #include "oldir/program_io.h"
 #include "oldir/validator.h"
 
@@ -51,85 +54,142 @@ std::string Child(const std::string& pointer, size_t index) {
 // --- reading JSON -------------------------------------------------------------------------------
 
 // nlohmann keeps the last of two equal keys silently; a hand-edited file that says "shape" twice
-// must not lose one. This parse callback follows the JSON pointer of the value being read and
-// throws at the second occurrence of a key.
-class DuplicateKeyCheck {
+// must not lose one. This SAX handler builds the document as nlohmann's own parser does and stops
+// at the second occurrence of a key in one object. (nlohmann's parse callback could check keys
+// too, but after each object it ends it searches the enclosing array for discarded values:
+// quadratic in the length of an array of objects, such as a plan of 100,000 jobs.) Time
+// O(text + keys × log(keys per object)); memory the document plus one frame per open level.
+class StrictDomBuilder final : public nlohmann::json_sax<json> {
  public:
-  struct Found {
-    std::string pointer;
-    std::string key;
+  struct Failure {
+    std::string pointer;  // a duplicate key: the JSON pointer of its second occurrence
+    std::string key;      // a duplicate key: the key; empty for a syntax error
+    std::string what;     // a syntax error: nlohmann's message
+    size_t byte = 0;      // a syntax error: the characters read
   };
 
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-        frames_.push_back({false, 0, {}, {}});
-        break;
-      case json::parse_event_t::array_start:
-        frames_.push_back({true, 0, {}, {}});
-        break;
-      case json::parse_event_t::key: {
-        Frame& top = frames_.back();
-        top.key = parsed.get<std::string>();
-        if (!top.keys.insert(top.key).second) throw Found{Pointer(), top.key};
-        break;
-      }
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        frames_.pop_back();
-        ValueDone();
-        break;
-      case json::parse_event_t::value:
-        ValueDone();
-        break;
+  explicit StrictDomBuilder(json* root) : root_(root) {}
+  const Failure& failure() const { return failure_; }
+
+  bool null() override { return Add(nullptr) != nullptr; }
+  bool boolean(bool value) override { return Add(value) != nullptr; }
+  bool number_integer(number_integer_t value) override { return Add(value) != nullptr; }
+  bool number_unsigned(number_unsigned_t value) override { return Add(value) != nullptr; }
+  bool number_float(number_float_t value, const string_t& /*text*/) override {
+    return Add(value) != nullptr;
+  }
+  bool string(string_t& value) override { return Add(std::move(value)) != nullptr; }
+  bool binary(binary_t& value) override { return Add(json::binary(std::move(value))) != nullptr; }
+  bool start_object(std::size_t /*elements*/) override { return Open(json::object()); }
+  bool start_array(std::size_t /*elements*/) override { return Open(json::array()); }
+  bool end_object() override { return Close(); }
+  bool end_array() override { return Close(); }
+  bool key(string_t& key) override {
+    Frame& top = frames_.back();
+    top.key = key;
+    if (top.value->contains(key)) {
+      failure_.key = key;
+      failure_.pointer = Pointer();
+      return false;
     }
     return true;
+  }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& e) override {
+    failure_.what = e.what();
+    failure_.byte = position;
+    return false;
   }
 
  private:
   struct Frame {
-    bool array;
-    size_t index;                // arrays: the element being read
-    std::set<std::string> keys;  // objects: the keys seen
-    std::string key;             // objects: the member being read
+    json* value;      // an object or an array being read
+    std::string key;  // objects: the member being read
   };
-  void ValueDone() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+
+  // Stores `value` where the parser is (the root, the next element, the member of the last key)
+  // and returns where it now lives. An array's elements move when it grows, but an element is
+  // only referred to while it is the innermost open value, before its array grows again.
+  json* Add(json value) {
+    if (frames_.empty()) {
+      *root_ = std::move(value);
+      return root_;
+    }
+    Frame& top = frames_.back();
+    if (top.value->is_array()) {
+      top.value->push_back(std::move(value));
+      return &top.value->back();
+    }
+    json& member = (*top.value)[top.key];
+    member = std::move(value);
+    return &member;
   }
+  bool Open(json value) {
+    frames_.push_back({Add(std::move(value)), {}});
+    return true;
+  }
+  bool Close() {
+    frames_.pop_back();
+    return true;
+  }
+  // The pointer of the member being read: in every array the element last added, in every object
+  // the member of its last key.
   std::string Pointer() const {
     std::string out;
     for (const Frame& frame : frames_) {
-      out = frame.array ? Child(out, frame.index) : Child(out, frame.key);
+      out = frame.value->is_array() ? Child(out, frame.value->size() - 1) : Child(out, frame.key);
     }
     return out;
   }
 
+  json* root_;
   std::vector<Frame> frames_;
+  Failure failure_;
 };
 
+// A syntax error: nlohmann's what() is "[json.exception.parse_error.101] parse error at line 3,
+// column 7: <message>"; the position becomes the location, the rest the message. Read by hand:
+// std::regex recurses once per character and a message can quote megabytes of the input.
+Status SyntaxError(const std::string& file, const std::string& what, size_t byte) {
+  constexpr size_t kMaxMessage = 400;
+  auto shorten = [&](std::string message) {
+    if (message.size() > kMaxMessage) message = message.substr(0, kMaxMessage) + "...";
+    return message;
+  };
+  int line = 0;
+  int column = 0;
+  int consumed = 0;
+  const size_t at = what.find(" at line ");
+  if (at != std::string::npos &&
+      std::sscanf(what.c_str() + at, " at line %d, column %d: %n", &line, &column, &consumed) ==
+          2 &&
+      consumed > 0) {
+    return Status(StatusCode::kParseError, Location::Text(file, line, column),
+                  shorten(what.substr(at + static_cast<size_t>(consumed))));
+  }
+  const size_t bracket = what.find("] ");
+  return Status(StatusCode::kParseError, Location::File(file).With(fmt::format("byte {}", byte)),
+                shorten(bracket == std::string::npos ? what : what.substr(bracket + 2)));
+}
+
+// bundle.json and plan.json nest four levels; a free-form strategy a few more. The bound is checked
+// before nlohmann parses, so that no copy, dump or comparison of the document recurses deeply —
+// and, as bundles are written with indentation, no bundle written from a small one is huge.
 StatusOr<json> ParseJson(std::string_view text, const std::string& file) {
+  IRM_RETURN_IF_ERROR(CheckJsonDepth(text, file, kMaxSmallJsonDepth));
+  json doc;
+  StrictDomBuilder builder(&doc);
   try {
-    return json::parse(text.begin(), text.end(), DuplicateKeyCheck());
-  } catch (const DuplicateKeyCheck::Found& found) {
-    return Status(StatusCode::kParseError, JsonLocation(file, found.pointer),
-                  fmt::format("field '{}' appears twice", found.key));
-  } catch (const json::parse_error& e) {
-    // what() is "[json.exception.parse_error.101] parse error at line 3, column 7: <message>";
-    // the position becomes the location, the rest the message.
-    static const std::regex kPosition(R"(at line (\d+), column (\d+): ([\s\S]*)$)");
-    const std::string what = e.what();
-    std::smatch m;
-    if (std::regex_search(what, m, kPosition)) {
-      return Status(StatusCode::kParseError,
-                    Location::Text(file, std::stoi(m[1].str()), std::stoi(m[2].str())), m[3].str());
-    }
-    const size_t bracket = what.find("] ");
-    return Status(StatusCode::kParseError,
-                  Location::File(file).With(fmt::format("byte {}", e.byte)),
-                  bracket == std::string::npos ? what : what.substr(bracket + 2));
+    if (json::sax_parse(text.begin(), text.end(), &builder)) return doc;
   } catch (const json::exception& e) {
     return Status(StatusCode::kParseError, Location::File(file), e.what());
   }
+  const StrictDomBuilder::Failure& failure = builder.failure();
+  if (!failure.key.empty() || failure.what.empty()) {
+    return Status(StatusCode::kParseError, JsonLocation(file, failure.pointer),
+                  fmt::format("field '{}' appears twice", failure.key));
+  }
+  return SyntaxError(file, failure.what, failure.byte);
 }
 
 const char* Describe(const json& v) {
@@ -338,6 +398,16 @@ StatusOr<Bundle> ParseBundleJson(std::string_view text, const std::string& file)
   return bundle;
 }
 
+std::string PlanJsonText(const std::vector<PlanJob>& jobs) {
+  std::string out = "{\"jobs\": [";
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    out += fmt::format("{}\n  {{\"type\": {}, \"micro_batch\": {}}}", i == 0 ? "" : ",",
+                       json(jobs[i].type).dump(), jobs[i].micro_batch);
+  }
+  out += jobs.empty() ? "]}\n" : "\n]}\n";
+  return out;
+}
+
 StatusOr<std::vector<PlanJob>> ParsePlanJson(std::string_view text, const std::string& file) {
   IRM_ASSIGN_OR_RETURN(json doc, ParseJson(text, file));
   const JsonReader r(file);
@@ -419,17 +489,6 @@ Status CreateFolder(const std::string& path) {
                   fmt::format("cannot create the folder: {}", ec.message()));
   }
   return Status::Ok();
-}
-
-// One job per line, so that plans read like schedules.
-std::string PlanJsonText(const std::vector<PlanJob>& jobs) {
-  std::string out = "{\"jobs\": [";
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    out += fmt::format("{}\n  {{\"type\": {}, \"micro_batch\": {}}}", i == 0 ? "" : ",",
-                       json(jobs[i].type).dump(), jobs[i].micro_batch);
-  }
-  out += jobs.empty() ? "]}\n" : "\n]}\n";
-  return out;
 }
 
 std::string BundleJsonText(const Bundle& bundle) {
@@ -723,7 +782,68 @@ class BundleChecker {
       return std::nullopt;
     }
     CollectDeclared(*program);
+    CheckFeedDeclarations(*program, path);
     return std::move(program).value();
+  }
+
+  // Each feed of bundle.json against the root-block declaration of its name in `program` (the
+  // scope feeds are bound in): the dtype must be the same and the shapes compatible — as many
+  // dims, each equal or -1 on either side. Dim 0 of a feed split by batch holds the whole batch,
+  // which is cut into micro-batches (and data-parallel shards): a program may declare any size
+  // that divides it. One finding per feed and field, at the first program that disagrees, so that
+  // many ranks do not repeat it. O(feeds) lookups per program.
+  void CheckFeedDeclarations(const Program& program, const std::string& path) {
+    if (program.num_blocks() == 0) return;
+    const Block root = program.root();
+    for (size_t f = 0; f < bundle_.feeds.size(); ++f) {
+      const FeedSpec& feed = bundle_.feeds[f];
+      const std::optional<Var> var = root.FindVar(feed.name);
+      if (!var || var->tensor_desc() == nullptr) continue;
+      const std::string p = Child("/feeds", f);
+      const std::string declared = DeclaredAs(*var, path);
+      const std::optional<DType> feed_dtype = DTypeFromName(feed.dtype);
+      const std::optional<proto::VarType::Type> var_type = var->dtype();
+      const std::optional<DType> var_dtype = var_type ? DTypeFromVarType(*var_type) : std::nullopt;
+      if (feed_dtype && var_dtype != feed_dtype && reported_feed_dtype_.insert(f).second) {
+        Mismatch(At(p + "/dtype"),
+                 fmt::format("feed '{}' has dtype {}, but {}", feed.name, feed.dtype, declared));
+      }
+      // A dim below -1 is CheckBundleJson's finding already.
+      const bool valid_shape =
+          std::all_of(feed.shape.begin(), feed.shape.end(), [](int64_t dim) { return dim >= -1; });
+      if (valid_shape && !ShapesAgree(feed, var->dims()) && reported_feed_shape_.insert(f).second) {
+        Mismatch(At(p + "/shape"), fmt::format("feed '{}' has shape [{}], but {}", feed.name,
+                                               fmt::join(feed.shape, ", "), declared));
+      }
+    }
+  }
+
+  static bool ShapesAgree(const FeedSpec& feed, const std::vector<int64_t>& dims) {
+    if (feed.shape.size() != dims.size()) return false;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const int64_t want = feed.shape[d];
+      const int64_t have = dims[d];
+      if (want == -1 || have == -1 || want == have) continue;
+      if (d == 0 && feed.split == FeedSplit::kBatch && have > 0 && want % have == 0) continue;
+      return false;
+    }
+    return true;
+  }
+
+  static std::string DeclaredAs(const Var& var, const std::string& path) {
+    const std::optional<proto::VarType::Type> type = var.dtype();
+    const std::optional<DType> dtype = type ? DTypeFromVarType(*type) : std::nullopt;
+    return fmt::format("{} declares it as {} [{}] (block 0, var '{}')", path,
+                       dtype  ? DTypeName(*dtype)
+                       : type ? proto::VarType::Type_Name(*type)
+                              : std::string("no dtype"),
+                       fmt::join(var.dims(), ", "), var.name());
+  }
+
+  // A feed that disagrees with a program: the run would feed a tensor the program cannot take,
+  // so the bundle is invalid (exit 1), though readable.
+  void Mismatch(Location loc, std::string message) {
+    result_.findings.Add(Error(std::move(loc), std::move(message)));
   }
 
   void Validate(const Program& program, const std::string& file,
@@ -787,6 +907,8 @@ class BundleChecker {
   const std::string json_file_;
   const std::string extension_;
   std::unordered_set<std::string> declared_;  // var names of every loaded program
+  std::set<size_t> reported_feed_dtype_;      // feeds whose dtype disagreement is reported
+  std::set<size_t> reported_feed_shape_;      // feeds whose shape disagreement is reported
   bool program_unreadable_ = false;
   BundleCheck result_;
 };

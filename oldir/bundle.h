@@ -97,6 +97,9 @@ StatusOr<Bundle> ReadBundle(const std::string& dir);
 // fuzzing). `file` names the input in diagnostics.
 StatusOr<Bundle> ParseBundleJson(std::string_view text, const std::string& file);
 StatusOr<std::vector<PlanJob>> ParsePlanJson(std::string_view text, const std::string& file);
+// plan.json as WriteBundle writes it: {"jobs": [...]} with one job per line, so that plans read
+// like schedules.
+std::string PlanJsonText(const std::vector<PlanJob>& jobs);
 
 // Creates `dir` and the rank folders of bundle.ranks, writes bundle.json and each rank's plan.json
 // (removing a stale one from a rank without a plan), every file atomically. Program files are

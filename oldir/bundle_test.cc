@@ -9,6 +9,8 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "common/file_io.h"
 #include "oldir/program_io.h"
@@ -637,9 +639,10 @@ TEST_F(BundleTest, UnreadableProgramMakesTheBundleUnusable) {
 TEST_F(BundleTest, InvalidProgramKeepsTheBundleUsable) {
   WriteBundleJson(1, kFeedX);
   WriteMainRank(0);
-  WriteProgram("rank0/main.pdmodel",
-               ProgramText(Var("x", "dims: 2", "need_check_feed: true") + Var("z", "dims: 2"),
-                           R"(ops { type: "relu" inputs { parameter: "X" arguments: "x" }
+  WriteProgram(
+      "rank0/main.pdmodel",
+      ProgramText(Var("x", "dims: -1 dims: 4", "need_check_feed: true") + Var("z", "dims: 2"),
+                  R"(ops { type: "relu" inputs { parameter: "X" arguments: "x" }
                               outputs { parameter: "Out" arguments: "ghost" } })"));
   bool usable = false;
   EXPECT_EQ(Check(&usable), P("rank0/main.pdmodel") +
@@ -705,6 +708,116 @@ TEST_F(BundleTest, ExtraFeedsCountAsDefined) {
   ASSERT_TRUE(bundle.ok());
   EXPECT_EQ(ValidateBundle(*bundle, dir_).size(), 1u);
   EXPECT_TRUE(ValidateBundle(*bundle, dir_, {.extra_feeds = {"x"}}).empty());
+}
+
+// --- feeds against the programs' declarations -------------------------------------------------
+
+// kForward declares x as float32 [-1, 4] in its root block.
+TEST_F(BundleTest, FeedsAgreeingWithTheDeclarationsPass) {
+  for (const char* shape : {"[-1, 4]", "[8, 4]", "[8, -1]"}) {
+    WriteBundleJson(1, std::string(R"("feeds": [{"name": "x", "shape": )") + shape +
+                           R"(, "dtype": "float32"}])");
+    WriteMainRank(0);
+    EXPECT_EQ(Check(), "") << shape;
+  }
+}
+
+TEST_F(BundleTest, FeedDtypeAndShapeMustMatchTheDeclaration) {
+  WriteBundleJson(2, R"("feeds": [{"name": "x", "shape": [-1, 3], "dtype": "int64"}])");
+  WriteMainRank(0);
+  WriteMainRank(1);
+  bool usable = false;
+  // Reported once, at the first program that disagrees, though both ranks do.
+  EXPECT_EQ(Check(&usable),
+            P("bundle.json") + ": /feeds/0/dtype: error: feed 'x' has dtype int64, but " +
+                P("rank0/main.pdmodel") + " declares it as float32 [-1, 4] (block 0, var 'x')\n" +
+                P("bundle.json") + ": /feeds/0/shape: error: feed 'x' has shape [-1, 3], but " +
+                P("rank0/main.pdmodel") + " declares it as float32 [-1, 4] (block 0, var 'x')\n");
+  // Readable, but wrong: `validate` exits 1.
+  EXPECT_TRUE(usable);
+}
+
+TEST_F(BundleTest, FeedRankMustMatchTheDeclaration) {
+  WriteBundleJson(1, R"("feeds": [{"name": "x", "shape": [4], "dtype": "float32",
+                                   "split": "replicate"}])");
+  WriteMainRank(0);
+  EXPECT_EQ(Check(), P("bundle.json") + ": /feeds/0/shape: error: feed 'x' has shape [4], but " +
+                         P("rank0/main.pdmodel") +
+                         " declares it as float32 [-1, 4] (block 0, var 'x')\n");
+}
+
+// The batch dim of a feed split by batch is the whole batch; a program sees a micro-batch of it.
+TEST_F(BundleTest, BatchDimMayBeAMicroBatchOfTheFeed) {
+  const std::string micro =
+      ProgramText(Var("x", "dims: 2 dims: 4") + Var("y", ""),
+                  R"(ops { type: "relu" inputs { parameter: "X" arguments: "x" }
+                     outputs { parameter: "Out" arguments: "y" } })");
+  for (const auto& [split, shape, findings] :
+       std::vector<std::tuple<std::string, std::string, bool>>{
+           {"batch", "[8, 4]", false}, {"batch", "[7, 4]", true}, {"replicate", "[8, 4]", true}}) {
+    WriteBundleJson(1, R"("feeds": [{"name": "x", "shape": )" + shape +
+                           R"(, "dtype": "float32", "split": ")" + split + R"("}])");
+    fs::create_directories(P("rank0"));
+    WriteProgram("rank0/startup.pdmodel", kStartup);
+    WriteProgram("rank0/main.pdmodel", micro);
+    EXPECT_EQ(Check().find("/feeds/0/shape: error") != std::string::npos, findings)
+        << split << " " << shape;
+  }
+}
+
+// --- hostile sizes ------------------------------------------------------------------------------
+
+TEST_F(BundleTest, DeeplyNestedStrategyIsRefusedBeforeParsing) {
+  // 50,000 levels: nlohmann would parse it, but copying or writing it recurses once per level.
+  const std::string deep = std::string(50000, '[') + std::string(50000, ']');
+  WriteBundleJson(1, "\"strategy\": {\"a\": " + deep + "}");
+  // The bracket past level 64: the document's own brace is level 1, the strategy's level 2.
+  const size_t column = std::string(R"({"format": "ir-migrate.bundle", "version": 1, )"
+                                    R"("ir": "legacy", "world_size": 1, "strategy": {"a": )")
+                            .size() +
+                        63;
+  EXPECT_EQ(ReadError(), P("bundle.json") + ":1:" + std::to_string(column) +
+                             ": error: JSON nested deeper than 64 levels");
+  // At the bound it reads.
+  const std::string ok = std::string(62, '[') + std::string(62, ']');
+  WriteBundleJson(1, "\"strategy\": {\"a\": " + ok + "}");
+  EXPECT_EQ(ReadError(), "read fine");
+}
+
+TEST_F(BundleTest, DeepPlanJsonIsRefused) {
+  const std::string plan = P("p.json");
+  StatusOr<std::vector<PlanJob>> jobs =
+      ParsePlanJson("{\"jobs\": " + std::string(100, '[') + std::string(100, ']') + "}", plan);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().ToString(), plan + ":1:73: error: JSON nested deeper than 64 levels");
+}
+
+// A syntax error quoting a long token keeps its message short (and is found without regex
+// recursion over the token).
+TEST_F(BundleTest, SyntaxErrorInALongTokenIsShort) {
+  // An unterminated string: nlohmann's message quotes all of it.
+  const std::string text = "{\"jobs\": [\"" + std::string(1 << 20, 'e');
+  StatusOr<std::vector<PlanJob>> jobs = ParsePlanJson(text, "p.json");
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().location().line, 1);
+  EXPECT_LT(jobs.status().message().size(), 500u);
+  EXPECT_EQ(jobs.status().message().rfind("syntax error while parsing value", 0), 0u)
+      << jobs.status().message();
+}
+
+// A plan of 100,000 jobs reads and checks (in linear time: bench/oldir_bench.cc measures it).
+TEST_F(BundleTest, LongPlanReadsAndChecks) {
+  std::vector<PlanJob> jobs;
+  for (int i = 0; i < 100000; ++i) jobs.push_back({"main", i});
+  StatusOr<std::vector<PlanJob>> read = ParsePlanJson(PlanJsonText(jobs), "plan.json");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(*read, jobs);
+  // A duplicate key deep in the list is still found, at its pointer.
+  std::string text = PlanJsonText(jobs);
+  const std::string last = "{\"type\": \"main\", \"micro_batch\": 99999}";
+  text.replace(text.find(last), last.size(), "{\"type\": \"main\", \"type\": \"x\"}");
+  EXPECT_EQ(ParsePlanJson(text, "plan.json").status().ToString(),
+            "plan.json: /jobs/99999/type: error: field 'type' appears twice");
 }
 
 }  // namespace

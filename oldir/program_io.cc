@@ -6,6 +6,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <cctype>
+#include <cstdint>
 #include <regex>
 
 #include "common/file_io.h"
@@ -55,7 +56,13 @@ class TextErrors : public google::protobuf::io::ErrorCollector {
 
 class UnknownScan {
  public:
-  explicit UnknownScan(std::vector<UnknownField>* out) : out_(out) {}
+  // Stops recording after `limit` fields: a junk input of a few bytes per unknown field would
+  // otherwise cost a path and a location (hundreds of bytes) for each.
+  explicit UnknownScan(std::vector<UnknownField>* out, size_t limit = SIZE_MAX)
+      : out_(out), limit_(limit) {}
+
+  // Every unknown field counts, recorded or not.
+  size_t total() const { return total_; }
 
   void Program(const proto::ProgramDesc& p) {
     Check(p);
@@ -186,7 +193,8 @@ class UnknownScan {
   }
 
   void Report(const google::protobuf::UnknownFieldSet& unknown) {
-    for (int i = 0; i < unknown.field_count(); ++i) {
+    total_ += static_cast<size_t>(unknown.field_count());
+    for (int i = 0; i < unknown.field_count() && out_->size() < limit_; ++i) {
       UnknownField field;
       field.path = Path();
       field.number = unknown.field(i).number();
@@ -210,8 +218,16 @@ class UnknownScan {
   }
 
   std::vector<UnknownField>* out_;
+  size_t limit_;
+  size_t total_ = 0;
   std::vector<Step> stack_;
 };
+
+bool HasUnknownFields(const proto::ProgramDesc& desc) {
+  std::vector<UnknownField> first;
+  UnknownScan(&first, 1).Program(desc);
+  return !first.empty();
+}
 
 Status MissingRequired(const proto::ProgramDesc& desc, const std::string& file) {
   std::vector<std::string> missing;
@@ -235,8 +251,64 @@ Status WireError(std::string_view bytes, const std::string& file, const char* fa
   return Status(StatusCode::kParseError, std::move(loc), problem->message);
 }
 
+// Whether the top level of `bytes` holds a declared message field sent with another wire type,
+// or cannot be walked at all. protobuf keeps such a field as an unknown field (16 bytes or more
+// each): junk such as 200 MB of spaces, two bytes per field, would take gigabytes before the
+// wire check below explains it. Only the top-level fields are walked (a length-delimited field is
+// skipped whole): O(top-level fields), a handful for a real program.
+bool TopLevelLooksCorrupt(std::string_view bytes) {
+  const google::protobuf::Descriptor* descriptor = proto::ProgramDesc::descriptor();
+  size_t at = 0;
+  const auto varint = [&](uint64_t* out) {
+    *out = 0;
+    for (int shift = 0; shift < 64 && at < bytes.size(); shift += 7) {
+      const auto byte = static_cast<uint8_t>(bytes[at++]);
+      *out |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+  };
+  while (at < bytes.size()) {
+    uint64_t tag = 0;
+    if (!varint(&tag)) return true;
+    const int wire_type = static_cast<int>(tag & 7);
+    const google::protobuf::FieldDescriptor* field =
+        tag >> 3 <= INT32_MAX ? descriptor->FindFieldByNumber(static_cast<int>(tag >> 3)) : nullptr;
+    if (field != nullptr && field->type() == google::protobuf::FieldDescriptor::TYPE_MESSAGE &&
+        wire_type != 2) {
+      return true;
+    }
+    uint64_t value = 0;
+    switch (wire_type) {
+      case 0:
+        if (!varint(&value)) return true;
+        break;
+      case 1:
+        at += 8;
+        break;
+      case 2:
+        if (!varint(&value) || value > bytes.size() - at) return true;
+        at += static_cast<size_t>(value);
+        break;
+      case 5:
+        at += 4;
+        break;
+      default:  // groups (long deprecated) and invalid wire types
+        return true;
+    }
+  }
+  return at > bytes.size();
+}
+
 // Both parsers fill `desc`, which lives on the target Program's arena.
 Status ParseBinary(std::string_view bytes, const std::string& file, proto::ProgramDesc* desc) {
+  if (TopLevelLooksCorrupt(bytes)) {
+    // The wire check names the problem, usually at once (it stops at the first). When it finds
+    // none after all, protobuf decides.
+    if (FindWireProblem(bytes, proto::ProgramDesc::descriptor())) {
+      return WireError(bytes, file, "");
+    }
+  }
   // The size check comes first: protobuf takes an int, and a cast of a larger size would wrap.
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
       !desc->ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
@@ -244,8 +316,7 @@ Status ParseBinary(std::string_view bytes, const std::string& file, proto::Progr
   }
   // protobuf keeps a declared field sent with the wrong wire type, and an out-of-range enum value,
   // as unknown fields; both mean the file is corrupt, not from a newer schema.
-  if (!FindUnknownFields(*desc).empty() &&
-      FindWireProblem(bytes, proto::ProgramDesc::descriptor())) {
+  if (HasUnknownFields(*desc) && FindWireProblem(bytes, proto::ProgramDesc::descriptor())) {
     return WireError(bytes, file, "");
   }
   return Status::Ok();
@@ -380,6 +451,15 @@ Status SaveProgram(const Program& program, const std::string& path, ProgramForma
 std::vector<UnknownField> FindUnknownFields(const proto::ProgramDesc& desc) {
   std::vector<UnknownField> out;
   UnknownScan(&out).Program(desc);
+  return out;
+}
+
+std::vector<UnknownField> FindUnknownFields(const proto::ProgramDesc& desc, size_t limit,
+                                            size_t* total) {
+  std::vector<UnknownField> out;
+  UnknownScan scan(&out, limit);
+  scan.Program(desc);
+  *total = scan.total();
   return out;
 }
 

@@ -58,5 +58,9 @@ struct UnknownField {
 
 // Every unknown field in the program, in message order.
 std::vector<UnknownField> FindUnknownFields(const proto::ProgramDesc& desc);
+// The first `limit` of them, and in `*total` how many there are: a junk input can hold millions,
+// three bytes each, and each found costs a path and a location.
+std::vector<UnknownField> FindUnknownFields(const proto::ProgramDesc& desc, size_t limit,
+                                            size_t* total);
 
 }  // namespace irm::oldir

@@ -21,6 +21,7 @@
 #include "common/file_io.h"
 #include "oldir/editor.h"
 #include "oldir/test_bytes.h"
+#include "oldir/validator.h"
 #include "oldir/wire_check.h"
 
 namespace irm::oldir {
@@ -428,6 +429,39 @@ TEST(UnknownFieldTest, BinaryKeepsThemByteForByte) {
   // A copy keeps them too.
   Program copy = *p;
   EXPECT_BYTES(Bin(copy), kWithUnknown);
+}
+
+// Junk inputs: a program of nothing but unknown fields, three bytes each (field 100, varint 0),
+// keeps them all, but finding them is bounded on request and the validator warns about the first
+// hundred and counts the rest (it once made a warning, and ~600 bytes of memory, per field).
+TEST(UnknownFieldTest, ManyUnknownFieldsAreFoundUpToALimit) {
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) bytes += std::string("\xa0\x06\x00", 3);
+  StatusOr<Program> p = ParseProgram(bytes, "junk.pdmodel", ProgramFormat::kBinary);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  size_t total = 0;
+  const std::vector<UnknownField> first = FindUnknownFields(p->desc(), 10, &total);
+  EXPECT_EQ(first.size(), 10u);
+  EXPECT_EQ(total, 5000u);
+  EXPECT_EQ(FindUnknownFields(p->desc()).size(), 5000u);
+  ValidateOptions options;
+  options.file = "junk.pdmodel";
+  const Diagnostics findings = ValidateProgram(*p, options);
+  EXPECT_EQ(findings.CountOf(Severity::kWarning), 101);
+  EXPECT_EQ(findings.items()[1].Render(),
+            "junk.pdmodel: warning: 5000 unknown fields kept from the input; the first 100 "
+            "follow\n");
+}
+
+// 2 MB of spaces read as a binary program: byte 0x20 is field 4 (version, a message) as a varint.
+// protobuf would keep a million unknown fields before the wire check; the top level is checked
+// first and the input refused at its first byte.
+TEST(WireErrorTest, SpacesAreRefusedAtTheFirstByte) {
+  StatusOr<Program> p = ParseProgram(std::string(2 << 20, ' '), "s.pdmodel");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().ToString(),
+            "s.pdmodel: byte 0: error: field 'version' (4) has wire type 0 (varint), expected 2 "
+            "(length-delimited)");
 }
 
 TEST(UnknownFieldTest, FindUnknownFieldsReportsPathAndNumber) {

@@ -15,11 +15,15 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
 #include "oldir/attribute.h"
+#include "oldir/block_graph.h"
 #include "oldir/name_table.h"
 #include "oldir/op_schema.h"
 #include "oldir/program_io.h"
@@ -241,6 +245,7 @@ class Validator {
         }
       }
     }
+    if (num_blocks_ > 0) diagnostics_.Append(CheckBlockGraph(program_, options_.file));
     if (options_.warn_unknown_fields &&
         (any_unknown_ || AnyUnknownOutsideBlocks(program_.desc()))) {
       CheckUnknownFields();
@@ -274,6 +279,10 @@ class Validator {
     tables_.resize(num_blocks_);
     owner_.assign(num_blocks_, -1);
     visit_stamp_.assign(num_blocks_, 0);
+    chain_state_.assign(num_blocks_, kChainUnknown);
+    outside_memo_.resize(num_blocks_);
+    defined_memo_.resize(num_blocks_);
+    chain_state_[0] = kChainReachesRoot;
     bool in_order = true;
     for (int b = 0; b < num_blocks_; ++b) {
       const proto::BlockDesc& block = program_.block(b).desc();
@@ -341,20 +350,72 @@ class Validator {
                                                : nullptr;
   }
 
+  // FindOutside on a chain of blocks without forward blocks, where the breadth-first search is a
+  // walk up the parents: the answer for each block walked is remembered (outside_memo_), so that
+  // the inputs of a deep nest of sub-blocks that all read one outer name cost O(1) each after the
+  // first, not O(depth) (declarations never change once the blocks above are checked: they come
+  // earlier in the program, or IndexAll declared everything first). nullopt when the chain meets
+  // a forward block (a grad block), where FindOutside searches breadth-first.
+  std::optional<const proto::VarDesc*> FindUpChain(int b, std::string_view name) {
+    // Only where the parent chain is known to reach the root (checked with the block, before its
+    // ops): a malformed chain gets the breadth-first search, which stops at blocks it has seen.
+    if (chain_state_[b] != kChainReachesRoot) return std::nullopt;
+    walked_.clear();
+    const proto::VarDesc* found = nullptr;
+    int current = b;
+    for (int steps = 0; steps <= num_blocks_; ++steps) {
+      const Block block = program_.block(current);
+      if (InRange(block.forward_block_index())) return std::nullopt;
+      auto memo = outside_memo_[current].find(name);
+      if (memo != outside_memo_[current].end()) {
+        found = memo->second;
+        break;
+      }
+      walked_.push_back(current);
+      const int parent = ParentOf(current);
+      if (parent < 0 || parent == b) break;  // the root, or a malformed chain back to b
+      if (const proto::VarDesc* var = VarOf(parent, tables_[parent].Find(name))) {
+        found = var;
+        break;
+      }
+      current = parent;
+    }
+    // Remembered for sub-blocks only: the root block has nothing outside it, and memos there
+    // would only cost memory on a flat program.
+    for (int block : walked_) {
+      if (block != 0) outside_memo_[block].emplace(name, found);
+    }
+    return found;
+  }
+
   // The declaration `name` resolves to outside block b, searched as Paddle's
   // Block._var_recursive does: breadth-first through parents and forward blocks (a grad
-  // sub-block sees the vars of the forward sub-block it differentiates).
-  const proto::VarDesc* FindOutside(int b, std::string_view name) {
+  // sub-block sees the vars of the forward sub-block it differentiates). O(blocks visited).
+  // `*parents_only` (when given) tells whether the walk met only blocks without a forward block
+  // before it ended: then it went straight up the parent chain, and from any block on that chain
+  // below the declaration's block the search finds the same declaration (or, when it found
+  // none, nothing).
+  const proto::VarDesc* FindOutside(int b, std::string_view name, bool* parents_only = nullptr) {
+    if (const std::optional<const proto::VarDesc*> up = FindUpChain(b, name)) {
+      if (parents_only != nullptr) *parents_only = true;
+      return *up;
+    }
     ++stamp_;
     frontier_.clear();
     frontier_.push_back(b);
     visit_stamp_[b] = stamp_;
-    for (size_t i = 0; i < frontier_.size(); ++i) {
+    bool straight = true;
+    const proto::VarDesc* found = nullptr;
+    for (size_t i = 0; i < frontier_.size() && found == nullptr; ++i) {
       const int current = frontier_[i];
       if (i > 0) {
-        if (const proto::VarDesc* var = VarOf(current, tables_[current].Find(name))) return var;
+        if (const proto::VarDesc* var = VarOf(current, tables_[current].Find(name))) {
+          found = var;
+          break;
+        }
       }
       const Block block = program_.block(current);
+      straight &= !InRange(block.forward_block_index());
       for (int next : {block.parent_index(), block.forward_block_index()}) {
         if (InRange(next) && visit_stamp_[next] != stamp_) {
           visit_stamp_[next] = stamp_;
@@ -362,34 +423,65 @@ class Validator {
         }
       }
     }
-    return nullptr;
-  }
-
-  // Whether `name` holds a value when op `before` of block b runs: an earlier op of b wrote it,
-  // or it is defined from outside b.
-  bool DefinedBefore(int b, std::string_view name, int before, int depth) {
-    const NameEntry* entry = tables_[b].Find(name);
-    if (entry != nullptr && (entry->first_writer < before || entry->fed)) return true;
-    if (entry == nullptr || entry->var < 0) {
-      const proto::VarDesc* var = FindOutside(b, name);
-      if (var != nullptr && (var->persistable() || var->need_check_feed())) return true;
-    }
-    return DefinedOutside(b, name, depth);
+    if (parents_only != nullptr) *parents_only = straight;
+    return found;
   }
 
   // Defined from outside block b: computed by the forward block of a grad block, or holding a
-  // value in the parent when the op owning b ran. `depth` bounds the walk on malformed chains.
-  bool DefinedOutside(int b, std::string_view name, int depth) {
-    if (depth >= num_blocks_) return false;
-    const int forward = program_.block(b).forward_block_index();
-    if (InRange(forward) && forward != b && tables_[forward].Find(name) != nullptr) return true;
-    const int parent = ParentOf(b);
-    if (parent < 0) return false;
-    if (owner_[b] >= 0) return DefinedBefore(parent, name, owner_[b], depth + 1);
-    // No op runs this block, so there is no point in time to check against: anything the
-    // ancestors declare counts.
-    return VarOf(parent, tables_[parent].Find(name)) != nullptr ||
-           FindOutside(parent, name) != nullptr;
+  // value in the parent when the op owning b ran (there: written by an earlier op, fed, or
+  // declared persistable or fed further out — and so on up the chain of owners).
+  //
+  // A loop up the parent chain rather than a recursion, so that no nesting depth can exhaust the
+  // stack; bounded by the number of blocks on malformed chains. The search for an outside
+  // declaration at one level is reused at the levels above it while it went straight up the
+  // chain, so the walk costs O(depth) per input rather than O(depth^2) (which made the whole
+  // validation cubic in the nesting depth).
+  bool DefinedOutside(int b, std::string_view name) {
+    // Each level's answer is the answer of the level above it, unless a check at the level
+    // decides: every block walked gets the final answer, remembered (defined_memo_) where the
+    // chain is known to reach the root. So a deep nest whose blocks all read one outer name costs
+    // O(depth) in all, not O(depth) per block.
+    defined_walk_.clear();
+    const bool answer = DefinedOutsideWalk(b, name);
+    for (int block : defined_walk_) defined_memo_[block].emplace(name, answer);
+    return answer;
+  }
+
+  bool DefinedOutsideWalk(int b, std::string_view name) {
+    const proto::VarDesc* outside = nullptr;
+    bool outside_known = false;  // `outside` holds FindOutside(current level) without searching
+    for (int steps = 0; steps < num_blocks_; ++steps) {
+      if (auto memo = defined_memo_[b].find(name); memo != defined_memo_[b].end()) {
+        return memo->second;
+      }
+      if (chain_state_[b] == kChainReachesRoot) defined_walk_.push_back(b);
+      const int forward = program_.block(b).forward_block_index();
+      if (InRange(forward) && forward != b && tables_[forward].Find(name) != nullptr) return true;
+      const int parent = ParentOf(b);
+      if (parent < 0) return false;
+      const NameEntry* entry = tables_[parent].Find(name);
+      if (owner_[b] < 0) {
+        // No op runs this block, so there is no point in time to check against: anything the
+        // ancestors declare counts.
+        return VarOf(parent, entry) != nullptr || FindOutside(parent, name) != nullptr;
+      }
+      if (entry != nullptr && (entry->first_writer < owner_[b] || entry->fed)) return true;
+      if (entry == nullptr || entry->var < 0) {
+        if (!outside_known) {
+          bool straight = false;
+          outside = FindOutside(parent, name, &straight);
+          outside_known = straight;
+        }
+        if (outside != nullptr && (outside->persistable() || outside->need_check_feed())) {
+          return true;
+        }
+      } else {
+        // The parent declares the name: the levels above search past it.
+        outside_known = false;
+      }
+      b = parent;
+    }
+    return false;
   }
 
   // ---- blocks -------------------------------------------------------------------------------
@@ -430,23 +522,54 @@ class Validator {
 
   // Follows the parents of block b (whose own parent is valid) towards the root; reports a
   // cycle. A chain that runs into another block's invalid parent is reported at that block.
+  // Each block's outcome is remembered (chain_state_), and a walk stops at the first block whose
+  // outcome is known, so the checks of all blocks together take O(blocks): a deep tree of
+  // thousands of levels costs one step per block, not one per level per block.
   void CheckParentChain(int b) {
-    std::vector<int> chain = {b};
+    chain_.clear();
+    chain_.push_back(b);
+    chain_state_[b] = kChainOnWalk;
     int current = b;
+    ChainState outcome = kChainReachesRoot;
+    int broken_at = -1;  // the block already known not to reach the root, if the walk met one
     while (current != 0) {
       const int p = program_.block(current).parent_index();
-      if (!InRange(p) || p == current) return;
-      for (int seen : chain) {
-        if (seen == p) {
-          chain.push_back(p);
-          Report(Severity::kError, BlockLoc(b),
-                 fmt::format("the parent chain of block {} never reaches the root block: {}", b,
-                             fmt::join(chain, " -> ")));
-          return;
-        }
+      if (!InRange(p) || p == current) {
+        outcome = kChainInvalid;  // reported at `current`
+        break;
       }
-      chain.push_back(p);
+      const ChainState known = chain_state_[p];
+      if (known == kChainReachesRoot || known == kChainInvalid) {
+        outcome = known;
+        break;
+      }
+      if (known == kChainLoops) {
+        outcome = kChainLoops;
+        broken_at = p;
+        chain_.push_back(p);
+        break;
+      }
+      chain_.push_back(p);
+      if (known == kChainOnWalk) {
+        outcome = kChainLoops;
+        break;
+      }
+      chain_state_[p] = kChainOnWalk;
       current = p;
+    }
+    for (int block : chain_) {
+      if (chain_state_[block] == kChainOnWalk) chain_state_[block] = outcome;
+    }
+    if (outcome != kChainLoops) return;
+    if (broken_at >= 0) {
+      Report(Severity::kError, BlockLoc(b),
+             fmt::format("the parent chain of block {} never reaches the root block: {}, whose "
+                         "chain never does",
+                         b, fmt::join(chain_, " -> ")));
+    } else {
+      Report(Severity::kError, BlockLoc(b),
+             fmt::format("the parent chain of block {} never reaches the root block: {}", b,
+                         fmt::join(chain_, " -> ")));
     }
   }
 
@@ -544,6 +667,28 @@ class Validator {
 
   // ---- ops ----------------------------------------------------------------------------------
 
+  // Duplicate detection among the slot or attribute names of one op that have no schema bit:
+  // a short scan for the few an op usually has, a hash set past kScanLimit, so that an op with
+  // n such names costs O(n) rather than O(n^2) (an op of 200,000 attributes).
+  static constexpr size_t kScanLimit = 16;
+  void ClearUnmatched() {
+    unmatched_.clear();
+    if (!unmatched_set_.empty()) unmatched_set_ = {};  // O(size), not O(buckets) per op
+  }
+  // Whether `name` was met before among them; remembers it.
+  bool RepeatsUnmatched(std::string_view name) {
+    if (unmatched_.size() < kScanLimit) {
+      for (std::string_view earlier : unmatched_) {
+        if (earlier == name) return true;
+      }
+      unmatched_.push_back(name);
+      if (unmatched_.size() == kScanLimit)
+        unmatched_set_.insert(unmatched_.begin(), unmatched_.end());
+      return false;
+    }
+    return !unmatched_set_.insert(name).second;
+  }
+
   void CheckOp(const Block& block, int j) {
     const proto::OpDesc& op = block.desc().ops(j);
     any_unknown_ |= Has(op);
@@ -573,7 +718,7 @@ class Validator {
     const int n = slots.size();
     uint64_t seen = 0;
     uint64_t filled = 0;
-    unmatched_.clear();
+    ClearUnmatched();
     for (int s = 0; s < n; ++s) {
       const proto::OpDesc::Var& slot = slots.Get(s);
       any_unknown_ |= Has(slot);
@@ -584,8 +729,7 @@ class Validator {
         duplicate = (seen & Bit(k)) != 0;
         seen |= Bit(k);
       } else {
-        for (int earlier : unmatched_) duplicate |= slots.Get(earlier).parameter() == name;
-        unmatched_.push_back(s);
+        duplicate = RepeatsUnmatched(name);
       }
       if (duplicate) {
         Report(Severity::kError, OpLoc(block, j),
@@ -624,7 +768,7 @@ class Validator {
     const std::vector<AttrSchema>& common = CommonAttrSchemas();
     const int n = op.attrs_size();
     uint64_t seen = 0;  // bits [0, num_common_): common attrs; then the schema's own
-    unmatched_.clear();
+    ClearUnmatched();
     for (int a = 0; a < n; ++a) {
       const proto::OpDesc::Attr& attr = op.attrs(a);
       const std::string& name = attr.name();
@@ -648,8 +792,7 @@ class Validator {
         duplicate = (seen & Bit(bit)) != 0;
         seen |= Bit(bit);
       } else {
-        for (int earlier : unmatched_) duplicate |= op.attrs(earlier).name() == name;
-        unmatched_.push_back(a);
+        duplicate = RepeatsUnmatched(name);
       }
       if (duplicate) {
         Report(Severity::kError, loc(), fmt::format("attribute '{}' appears more than once", name));
@@ -737,7 +880,7 @@ class Validator {
         const bool defined =
             (entry != nullptr && (entry->first_writer < j || entry->fed)) ||
             (outside != nullptr && (outside->persistable() || outside->need_check_feed())) ||
-            DefinedOutside(b, arg, 0) || options_.extra_feeds.count(arg) > 0;
+            DefinedOutside(b, arg) || options_.extra_feeds.count(arg) > 0;
         if (!defined) {
           Report(Severity::kError, OpLoc(block, j).AtVar(arg),
                  fmt::format("input '{}' of slot '{}' is not defined before use", arg,
@@ -758,8 +901,20 @@ class Validator {
 
   // ---- unknown fields -----------------------------------------------------------------------
 
+  // The first kMaxUnknownFieldWarnings unknown fields, then one warning counting the rest: a
+  // junk input of three bytes per unknown field would otherwise make millions of warnings.
+  static constexpr size_t kMaxUnknownFieldWarnings = 100;
+
   void CheckUnknownFields() {
-    for (const UnknownField& field : FindUnknownFields(program_.desc())) {
+    size_t total = 0;
+    const std::vector<UnknownField> found =
+        FindUnknownFields(program_.desc(), kMaxUnknownFieldWarnings, &total);
+    if (total > found.size()) {
+      Report(Severity::kWarning, Location::File(options_.file),
+             fmt::format("{} unknown fields kept from the input; the first {} follow", total,
+                         found.size()));
+    }
+    for (const UnknownField& field : found) {
       Location loc = field.location;
       loc.file = options_.file;
       // Name the op, as every other op finding does.
@@ -781,10 +936,29 @@ class Validator {
   std::vector<NameTable> tables_;  // per block
   std::vector<int> owner_;         // per block: index of the op of its parent that runs it, or -1
   // Scratch reused across ops and calls.
-  std::vector<int> unmatched_;  // slots or attrs with no schema entry, by position
-  std::vector<int> frontier_;   // FindOutside's breadth-first walk
+  // The names of the slots or attrs of the current op with no schema bit (RepeatsUnmatched).
+  std::vector<std::string_view> unmatched_;
+  std::unordered_set<std::string_view> unmatched_set_;
+  std::vector<int> frontier_;  // FindOutside's breadth-first walk
   std::vector<unsigned> visit_stamp_;
   unsigned stamp_ = 0;
+  // CheckParentChain's outcome per block (its chain ends at the root, at an invalid parent, or in
+  // a loop), and its walk.
+  enum ChainState : uint8_t {
+    kChainUnknown,
+    kChainOnWalk,
+    kChainReachesRoot,
+    kChainInvalid,
+    kChainLoops
+  };
+  std::vector<ChainState> chain_state_;
+  std::vector<int> chain_;
+  // FindUpChain: per block, the outside declaration of each name looked up from it (null: none).
+  std::vector<std::unordered_map<std::string_view, const proto::VarDesc*>> outside_memo_;
+  std::vector<int> walked_;
+  // DefinedOutside: per block, whether each name looked up from it is defined from outside it.
+  std::vector<std::unordered_map<std::string_view, bool>> defined_memo_;
+  std::vector<int> defined_walk_;
 };
 
 }  // namespace

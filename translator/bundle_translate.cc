@@ -1,6 +1,7 @@
 // Translating a bundle (bundle_translate.h): check, choose each program's outputs, translate and
-// verify everything in memory, then write the pir bundle, its bundle.json last — a folder without
-// bundle.json is no bundle, so an interrupted write is never mistaken for a finished one.
+// verify everything in memory, then write the pir bundle into a temporary sibling folder renamed
+// into place once complete (common/staged_folder.h): an interrupted write leaves no partial
+// bundle, and none is ever mistaken for a finished one.
 #include "translator/bundle_translate.h"
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "common/staged_folder.h"
 #include "newir/program_io.h"
 #include "newir/verifier.h"
 #include "oldir/program_io.h"
@@ -332,11 +334,15 @@ StatusOr<BundleTranslation> TranslateBundle(const std::string& in_dir, const std
   result.bundle = legacy;
   result.bundle.ir = oldir::BundleIr::kPir;
   result.bundle.ranks.clear();
+  // Written into a temporary sibling folder renamed into place at the end, so that a failure or
+  // a signal mid-write leaves no partial bundle for the retry to refuse.
+  IRM_ASSIGN_OR_RETURN(StagedFolder staged, StagedFolder::Begin(out_dir));
   for (const TranslatedRank& rank : ranks) {
-    IRM_RETURN_IF_ERROR(WriteRank(rank, out_dir));
+    IRM_RETURN_IF_ERROR(staged.Relocate(WriteRank(rank, staged.path())));
     result.bundle.ranks.push_back(rank.entry);
   }
-  IRM_RETURN_IF_ERROR(oldir::WriteBundle(result.bundle, out_dir));
+  IRM_RETURN_IF_ERROR(staged.Relocate(oldir::WriteBundle(result.bundle, staged.path())));
+  IRM_RETURN_IF_ERROR(staged.Commit());
   return result;
 }
 

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "newir/builder.h"
+#include "newir/nesting.h"
+#include "oldir/block_graph.h"
 #include "translator/op_compat.h"
 #include "translator/op_context.h"
 
@@ -105,6 +107,11 @@ StatusOr<Translation> TranslateProgram(const oldir::Program& legacy,
   if (legacy.num_blocks() == 0) {
     return Status(StatusCode::kInvalid, Location::File(options.file), "the program has no block");
   }
+  // The walk recurses once per sub-block level, and the new-IR program nests its regions as deep
+  // as the legacy program nests its blocks: a cycle of sub-blocks, or a nesting the new-IR readers
+  // would refuse to read back, is refused before anything is built.
+  IRM_RETURN_IF_ERROR(
+      oldir::RequireWellNestedBlocks(legacy, options.file, newir::kMaxRegionNesting));
   Translation t;
   ProgramState state{.legacy = legacy,
                      .options = options,

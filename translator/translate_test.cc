@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "newir/nesting.h"
 #include "newir/printer.h"
 #include "newir/program_io.h"
 #include "newir/structural_equal.h"
@@ -341,6 +342,65 @@ TEST(TranslateTest, OutputsAreExposedByShadowOutput) {
   StatusOr<Translation> missing = TranslateProgram(program, {.outputs = {"nope"}});
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().message(), HasSubstr("output 'nope' is never written"));
+}
+
+// --- programs no walker may follow ------------------------------------------------------------
+
+// Root block 0 and `levels` sub-blocks, block b (b >= 1) a child of block b - 1 that a
+// conditional_block of block b - 1 runs; each sub-block scales the root's x in place.
+std::string NestedBlocks(int levels, int cycle_back_to = -1) {
+  auto conditional = [](int sub) {
+    return "ops { type: \"conditional_block\" inputs { parameter: \"Cond\" arguments: \"c\" }\n"
+           "  inputs { parameter: \"Input\" arguments: \"x\" }\n"
+           "  outputs { parameter: \"Out\" arguments: \"x\" }\n"
+           "  outputs { parameter: \"Scope\" arguments: \"scope\" }\n"
+           "  attrs { name: \"is_scalar_condition\" type: BOOLEAN b: true }\n"
+           "  attrs { name: \"sub_block\" type: BLOCK block_idx: " +
+           std::to_string(sub) + " } }\n";
+  };
+  std::string text = "blocks { idx: 0 parent_idx: -1\n" + Var("c", "BOOL", "dims: 1") + F32("x") +
+                     "vars { name: \"scope\" type { type: STEP_SCOPES } }\n" +
+                     (levels > 0 ? conditional(1) : "") + "}\n";
+  for (int b = 1; b <= levels; ++b) {
+    text += "blocks { idx: " + std::to_string(b) + " parent_idx: " + std::to_string(b - 1) +
+            "\nops { type: \"scale\" inputs { parameter: \"X\" arguments: \"x\" }\n" +
+            "  outputs { parameter: \"Out\" arguments: \"x\" } }\n";
+    if (b < levels) text += conditional(b + 1);
+    if (b == levels && cycle_back_to >= 0) text += conditional(cycle_back_to);
+    text += "}\n";
+  }
+  return text;
+}
+
+// Paddle's translator recurses into sub-blocks as it meets them (ProgramTranslator::TranslateBlock
+// in paddle/fluid/ir_adaptor/translator/program_translator.cc) and has no guard against a cycle;
+// here a cycle is refused before anything is built, with the validator's finding.
+TEST(TranslateTest, SubBlockCycleIsRefusedWithItsFinding) {
+  const oldir::Program program = Parse(NestedBlocks(2, /*cycle_back_to=*/1));
+  StatusOr<Translation> t = TranslateProgram(program, {.file = "t.prototxt"});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(t.status().ToString(),
+            "t.prototxt: block 2, op 1 (conditional_block), attr 'sub_block': error: attribute "
+            "'sub_block' runs block 1, which already runs this op: the sub-blocks form a cycle "
+            "1 -> 2 -> 1");
+}
+
+// The new IR's readers refuse regions nested deeper than newir::kMaxRegionNesting; a legacy
+// program nesting its blocks deeper is refused before translation, so that nothing is produced
+// that cannot be read back. At the bound it translates.
+TEST(TranslateTest, NestingPastTheNewIrBoundIsRefused) {
+  const oldir::Program deep = Parse(NestedBlocks(49));
+  StatusOr<Translation> t = TranslateProgram(deep, {.file = "t.prototxt"});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(t.status().ToString(),
+            "t.prototxt: block 48, op 1 (conditional_block), attr 'sub_block': error: block 49 "
+            "is nested 49 levels deep (its sub-blocks reach 49); at most 48 levels are "
+            "supported");
+  const Translation at_bound = Translate(Parse(NestedBlocks(48)));
+  EXPECT_NE(FindOp(at_bound.program, "pd_op.if"), nullptr);
+  EXPECT_EQ(newir::RegionNesting(at_bound.program), newir::kMaxRegionNesting);
 }
 
 }  // namespace
