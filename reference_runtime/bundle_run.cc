@@ -84,6 +84,12 @@ StatusOr<BundleRankRunner> BundleRankRunner::Load(const std::string& dir,
                   "a rank without a plan runs its main program, and there is none");
   }
   runner.steps_ = config.steps > 0 ? config.steps : bundle.steps;
+  if (config.steps < 0 || runner.steps_ < 1) {
+    return Status(StatusCode::kInvalidArgument, Location::File(dir),
+                  fmt::format("steps must be at least 1, got {}{}",
+                              config.steps < 0 ? config.steps : runner.steps_,
+                              config.steps < 0 ? "" : " (the bundle's)"));
+  }
   runner.seed_ = config.seed.has_value() ? *config.seed : static_cast<uint64_t>(bundle.seed);
   ExecutorOptions options = config.options;
   options.seed = runner.seed_;
@@ -110,6 +116,7 @@ StatusOr<BundleRankRunner> BundleRankRunner::Load(const std::string& dir,
         LoadForBundle(bundle, oldir::RankFile(dir, config.rank, file->second), options));
     executors[job.type] = loaded.executor.get();
     for (FeedSpec& spec : loaded.executor->FeedSpecs()) {
+      runner.feed_names_.push_back(spec.name);
       auto listed = std::find_if(bundle.feeds.begin(), bundle.feeds.end(),
                                  [&](const oldir::FeedSpec& f) { return f.name == spec.name; });
       const bool known = std::any_of(runner.feed_specs_.begin(), runner.feed_specs_.end(),
@@ -133,6 +140,22 @@ StatusOr<BundleRankRunner> BundleRankRunner::Load(const std::string& dir,
       // Otherwise, in a plan, a value an earlier job of the micro-batch hands on: not a feed.
     }
     runner.programs_.emplace(job.type, std::move(loaded));
+  }
+  for (const oldir::FeedSpec& feed : bundle.feeds) runner.feed_names_.push_back(feed.name);
+  std::vector<std::string>& names = runner.feed_names_;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  if (config.check_feed_names) {
+    IRM_RETURN_IF_ERROR(
+        CheckFeedNames(config.feeds, names, fmt::format("rank {} of the bundle", config.rank))
+            .InFile(dir));
+  }
+  // Random feeds that cannot be drawn fail here, before the startup program runs.
+  if (config.random_feeds) {
+    for (const FeedSpec& spec : runner.feed_specs_) {
+      if (config.feeds.contains(spec.name)) continue;
+      IRM_RETURN_IF_ERROR(Status(runner.DrawnSpec(spec).status()).InFile(runner.rank_dir_));
+    }
   }
 
   PlanConfig plan;
@@ -167,19 +190,34 @@ StatusOr<FeedMap> BundleRankRunner::StepFeeds(int step) const {
   return feeds;
 }
 
-StatusOr<Tensor> BundleRankRunner::RandomReplicaFeed(const FeedSpec& spec, int step) const {
-  const int replicas = config_.feed_replicas;
+bool BundleRankRunner::SplitAmongReplicas(const FeedSpec& spec) const {
   auto listed = std::find_if(bundle_.feeds.begin(), bundle_.feeds.end(),
                              [&](const oldir::FeedSpec& f) { return f.name == spec.name; });
   const bool replicated =
       listed != bundle_.feeds.end() && listed->split == oldir::FeedSplit::kReplicate;
-  if (replicas <= 1 || spec.shape.empty() || replicated) {
-    return RandomFeed(spec, seed_, step, config_.batch_size);
-  }
+  return config_.feed_replicas > 1 && !spec.shape.empty() && !replicated;
+}
+
+StatusOr<FeedSpec> BundleRankRunner::DrawnSpec(const FeedSpec& spec) const {
+  IRM_RETURN_IF_ERROR(CheckRandomFeed(spec, config_.batch_size));
+  if (!SplitAmongReplicas(spec)) return spec;
   FeedSpec global = spec;
   const int64_t rows = spec.shape[0] < 0 ? config_.batch_size : spec.shape[0];
-  global.shape[0] = rows * replicas;
-  const Tensor whole = RandomFeed(global, seed_, step, config_.batch_size);
+  const int64_t replicas = config_.feed_replicas;
+  if (__builtin_mul_overflow(rows, replicas, &global.shape[0])) {
+    return Status(StatusCode::kInternal, Location{}.AtVar(spec.name),
+                  fmt::format("feed '{}': {} rows for each of {} replicas overflow a dim",
+                              spec.name, rows, replicas));
+  }
+  IRM_RETURN_IF_ERROR(CheckRandomFeed(global, config_.batch_size));
+  return global;
+}
+
+StatusOr<Tensor> BundleRankRunner::RandomReplicaFeed(const FeedSpec& spec, int step) const {
+  IRM_ASSIGN_OR_RETURN(const FeedSpec drawn, DrawnSpec(spec));
+  const Tensor whole = RandomFeed(drawn, seed_, step, config_.batch_size);
+  if (!SplitAmongReplicas(spec)) return whole;
+  const int64_t rows = spec.shape[0] < 0 ? config_.batch_size : spec.shape[0];
   return whole.Slice(rows * config_.feed_replica, rows * (config_.feed_replica + 1));
 }
 

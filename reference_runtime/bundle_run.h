@@ -22,15 +22,18 @@ namespace irm::rt {
 
 struct BundleRunConfig {
   int rank = 0;
-  int steps = 0;                 // 0: the bundle's steps
+  int steps = 0;                 // 0: the bundle's steps; below 0 is an error
   std::optional<uint64_t> seed;  // default: the bundle's seed
   std::string startup;           // a startup program file instead of the rank's own
   // Whole-batch feeds by name, used at every step (split into micro-batches by the bundle's rules).
+  // Each must be a feed the rank can take (feed_names()) unless check_feed_names is unset.
   FeedMap feeds;
+  // Unset by a caller that checks `feeds` itself: RunBundleRanks, against every hosted rank's.
+  bool check_feed_names = true;
   // Feeds the rank's programs declare that `feeds` lacks are drawn at random when set (the
   // bundle's dtype and dims, -1 dims of batch_size); otherwise a missing feed is an error.
   bool random_feeds = false;
-  int64_t batch_size = 4;
+  int64_t batch_size = 4;  // at least 1 when a random feed has a -1 dim (CheckRandomFeed)
   // This rank's data-parallel replica and the number of replicas. Random feeds split by batch are
   // drawn for every replica at once (dim 0 times feed_replicas) and the replica takes its rows,
   // so a serial run of feed_replicas times the rows draws the very same global batch.
@@ -52,7 +55,8 @@ class BundleRankRunner {
   // program of every job type the rank's plan runs, and checks the plan (PlanExecutor::Create).
   // Errors: ReadBundle's; kNotFound for a rank the bundle lacks or a rank without plan.json and
   // without `main`; LoadProgramForRun's; kInvalidArgument for a program in the other IR than the
-  // bundle's `ir`, and for a plan PlanExecutor refuses.
+  // bundle's `ir`, for a plan PlanExecutor refuses, for steps below 1, for a feed not in
+  // feed_names(); CheckRandomFeed's for a random feed that cannot be drawn.
   static StatusOr<BundleRankRunner> Load(const std::string& dir, const BundleRunConfig& config);
 
   // Runs the startup program in `root`, then steps() steps; `on_step` after each.
@@ -64,6 +68,9 @@ class BundleRankRunner {
   bool new_ir() const { return bundle_.ir == oldir::BundleIr::kPir; }
   // The rank folder ("DIR/rank0").
   const std::string& rank_dir() const { return rank_dir_; }
+  // The names the rank takes as feeds: the bundle's declared feeds and every feed of the rank's
+  // job programs; sorted.
+  const std::vector<std::string>& feed_names() const { return feed_names_; }
 
  private:
   BundleRankRunner() = default;
@@ -71,6 +78,12 @@ class BundleRankRunner {
   StatusOr<FeedMap> StepFeeds(int step) const;
   // A random feed of this rank's replica (BundleRunConfig::feed_replica).
   StatusOr<Tensor> RandomReplicaFeed(const FeedSpec& spec, int step) const;
+  // Whether `spec`'s random feed is drawn for every replica at once and split by rows.
+  bool SplitAmongReplicas(const FeedSpec& spec) const;
+  // What RandomFeed draws for `spec`: with several replicas and a feed split by rows, the global
+  // batch of every replica. CheckRandomFeed's errors, and kInternal when the global batch
+  // overflows.
+  StatusOr<FeedSpec> DrawnSpec(const FeedSpec& spec) const;
 
   BundleRunConfig config_;
   oldir::Bundle bundle_;
@@ -82,6 +95,7 @@ class BundleRankRunner {
   std::map<std::string, LoadedProgram, std::less<>> programs_;
   // The feeds the rank's programs read: what RandomFeed draws for each.
   std::vector<FeedSpec> feed_specs_;
+  std::vector<std::string> feed_names_;
   std::optional<PlanExecutor> plan_;
 };
 

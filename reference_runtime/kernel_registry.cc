@@ -1,12 +1,14 @@
 // The kernel registry (kernel.h): registration, look-up with a helpful miss, the signature check,
 // and the one place that lists every kernel family.
 #include <cstdint>
+#include <new>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "reference_runtime/kernel.h"
 #include "reference_runtime/kernels/register.h"
+#include "reference_runtime/tensor_limits.h"
 
 namespace irm::rt {
 
@@ -92,7 +94,17 @@ Status KernelRegistry::Run(std::string_view name, DType dtype, KernelCall& call,
     return KernelError(fmt::format("kernel '{}' has {} outputs, {} were given", name,
                                    sig.num_outputs, call.outputs.size()));
   }
-  return entry->fn(call);
+  // A kernel allocates its outputs; one whose output would not fit (a shape computed from the
+  // inputs, such as a broadcast of two long vectors) fails here as a runtime failure naming the
+  // size, which the executor locates at the op.
+  try {
+    return entry->fn(call);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kInternal, Location{},
+                  fmt::format("kernel '{}' could not allocate a tensor of {} bytes (out of memory, "
+                              "or more than this machine's {} bytes)",
+                              name, TakeFailedAllocationBytes(), MaxTensorBytes()));
+  }
 }
 
 std::vector<std::string> KernelRegistry::Names() const {

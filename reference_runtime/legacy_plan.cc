@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "oldir/block_graph.h"
 #include "oldir/params_io.h"
 #include "reference_runtime/legacy_comm_ops.h"
 #include "reference_runtime/philox.h"
@@ -378,6 +379,9 @@ StatusOr<LegacyPlan> PlanLegacyProgram(const oldir::Program& program, const std:
   if (program.num_blocks() == 0) {
     return Status(StatusCode::kInvalid, Location::File(file), "the program has no blocks");
   }
+  // The executor runs a sub-block by recursing into it: a cycle of sub-blocks or a nesting past
+  // the bound must be refused before, not end in a stack overflow.
+  IRM_RETURN_IF_ERROR(oldir::RequireWellNestedBlocks(program, file));
   LegacyPlan plan;
   plan.blocks.resize(static_cast<size_t>(program.num_blocks()));
   for (int b = 0; b < program.num_blocks(); ++b) {

@@ -3,9 +3,12 @@
 #include "reference_runtime/multi_rank_run.h"
 
 #include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "reference_runtime/run.h"
 
 namespace irm::rt {
 namespace {
@@ -77,6 +80,8 @@ StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRank
     CommContext* context = contexts.back().get();
     BundleRunConfig rank_config = config.rank_config;
     rank_config.rank = rank;
+    // A feed may be one only some ranks read (the labels of a pipeline's last stage).
+    rank_config.check_feed_names = false;
     const int replica = rank / (world_size / replicas);
     rank_config.feed_replica = replica;
     rank_config.feed_replicas = replicas;
@@ -92,6 +97,17 @@ StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRank
     if (!runner.ok()) return Status(runner.status()).AddNote(fmt::format("loading rank {}", rank));
     runners.emplace(rank, std::move(runner).value());
   }
+  if (config.rank_config.check_feed_names) {
+    std::set<std::string> known;
+    for (const auto& [rank, runner] : runners) {
+      known.insert(runner.feed_names().begin(), runner.feed_names().end());
+    }
+    IRM_RETURN_IF_ERROR(CheckFeedNames(config.rank_config.feeds,
+                                       std::vector<std::string>(known.begin(), known.end()),
+                                       "the bundle")
+                            .InFile(dir));
+  }
+  if (config.on_loaded) config.on_loaded();
 
   result.ranks.resize(static_cast<size_t>(world_size));
   for (RankOutcome& outcome : result.ranks) outcome.scope = std::make_unique<Scope>();

@@ -29,9 +29,11 @@ namespace irm::rt {
 
 struct MultiRankConfig {
   // What every rank runs with; `rank`, the feed replica, `options.comm` and `on_job` are set per
-  // rank.
+  // rank. A feed must be one some hosted rank takes (BundleRankRunner::feed_names()), unless
+  // `check_feed_names` is unset.
   BundleRunConfig rank_config;
-  // The thread backend's options, when `make_world` is unset.
+  // The thread backend's options (timeout, trace, point-to-point model), when `make_world` is
+  // unset.
   ThreadWorldOptions world;
   // The backend: unset runs every rank as a thread of a ThreadWorld; a factory (e.g.
   // GlooWorld::ThreadsFactory) makes another world, which may host only some of the ranks.
@@ -42,6 +44,10 @@ struct MultiRankConfig {
   // Before each job and after each step of rank r, on the rank's thread.
   std::function<void(int rank, const JobContext&)> on_job;
   std::function<void(int rank, const PlanStepResult&)> on_step;
+  // Once every hosted rank has loaded, before any runs: a caller can tell a failure to load (bad
+  // input, a check of the programs failed) from one while running (a runtime failure), as a run
+  // of one rank can.
+  std::function<void()> on_loaded;
 };
 
 struct RankOutcome {
@@ -62,8 +68,9 @@ struct MultiRankResult {
 StatusOr<int> DataParallelDegree(const oldir::Bundle& bundle);
 
 // Loads every hosted rank of the bundle in `dir` (BundleRankRunner::Load, in rank order: the
-// first failure is returned) and runs them together. A rank's error carries a note naming the rank;
-// a hang is kInternal with every rank's pending call.
+// first failure is returned), checks the feeds' names, and runs them together. A rank's error
+// carries a note naming the rank and keeps its code (the first rank to fail, not one its failure
+// stopped); a hang is kInternal with every rank's pending call.
 StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRankConfig& config);
 
 }  // namespace irm::rt

@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/kernels/numeric.h"
 #include "reference_runtime/philox.h"
+#include "reference_runtime/tensor_limits.h"
 
 namespace irm::rt {
 namespace {
@@ -33,6 +36,42 @@ Status InStep(Status status, int step) { return status.AddNote(fmt::format("in s
 
 }  // namespace
 
+Status CheckRandomFeed(const FeedSpec& spec, int64_t batch_size) {
+  std::vector<int64_t> shape = spec.shape;
+  for (int64_t& d : shape) {
+    if (d >= 0) continue;
+    if (batch_size < 1) {
+      return Status(StatusCode::kInvalidArgument, Location{}.AtVar(spec.name),
+                    fmt::format("batch size must be at least 1, got {} (feed '{}' has a -1 dim)",
+                                batch_size, spec.name));
+    }
+    d = batch_size;
+  }
+  const std::optional<uint64_t> bytes = CheckedByteSize(shape, DTypeSize(spec.dtype));
+  if (!bytes) {
+    return Status(StatusCode::kInternal, Location{}.AtVar(spec.name),
+                  fmt::format("feed '{}' of shape {} has more elements than a tensor can hold",
+                              spec.name, ShapeToString(shape)));
+  }
+  Status fits = CheckTensorBytes(*bytes, fmt::format("feed '{}' ({} of shape {})", spec.name,
+                                                     DTypeName(spec.dtype), ShapeToString(shape)));
+  if (!fits.ok()) return Status(fits.code(), Location{}.AtVar(spec.name), fits.message());
+  return Status::Ok();
+}
+
+Status CheckFeedNames(const FeedMap& feeds, const std::vector<std::string>& known,
+                      std::string_view what) {
+  for (const auto& [name, tensor] : feeds) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    return Status(StatusCode::kInvalidArgument, Location{}.AtVar(name),
+                  known.empty()
+                      ? fmt::format("'{}' is not a feed of {}, which has none", name, what)
+                      : fmt::format("'{}' is not a feed of {} (its feeds: {})", name, what,
+                                    fmt::join(known, ", ")));
+  }
+  return Status::Ok();
+}
+
 Tensor RandomFeed(const FeedSpec& spec, uint64_t seed, int step, int64_t batch_size) {
   std::vector<int64_t> shape = spec.shape;
   for (int64_t& d : shape) {
@@ -52,6 +91,9 @@ StatusOr<std::vector<StepResult>> RunTraining(Executor* startup, Executor& main,
     return Status(StatusCode::kInvalidArgument, Location{},
                   fmt::format("steps must be at least 1, got {}", config.steps));
   }
+  std::vector<std::string> feed_names;
+  for (const FeedSpec& spec : main.FeedSpecs()) feed_names.push_back(spec.name);
+  IRM_RETURN_IF_ERROR(CheckFeedNames(config.feeds, feed_names, "the program"));
   if (startup != nullptr) {
     StatusOr<std::vector<Fetch>> ignored = startup->Run(persistent, {});
     if (!ignored.ok()) return Status(ignored.status()).AddNote("in the startup program");
@@ -75,6 +117,7 @@ StatusOr<std::vector<StepResult>> RunTraining(Executor* startup, Executor& main,
                       fmt::format("no feed for '{}' ({}{}); give one, or ask for random feeds",
                                   spec.name, DTypeName(spec.dtype), ShapeToString(spec.shape)));
       }
+      IRM_RETURN_IF_ERROR(CheckRandomFeed(spec, config.batch_size));
       feeds[spec.name] = RandomFeed(spec, config.seed, step, config.batch_size);
     }
     StatusOr<std::vector<Fetch>> fetched = main.Run(persistent, feeds);

@@ -1,13 +1,18 @@
 // Tensor storage, views and conversion to and from the file form (tensor.h).
 #include "reference_runtime/tensor.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "reference_runtime/tensor_limits.h"
 
 namespace irm::rt {
 
@@ -22,11 +27,44 @@ bool IsFloatingDType(DType dtype) {
          dtype == DType::kFloat64;
 }
 
-// 64-byte aligned bytes (a cache line; what vectorised loops and BLAS like).
+namespace {
+thread_local size_t failed_allocation_bytes = 0;
+}  // namespace
+
+size_t MaxTensorBytes() {
+  static const size_t kMax = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return size_t{1} << 40;  // unknown: 1 TiB
+    return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+  }();
+  return kMax;
+}
+
+Status CheckTensorBytes(uint64_t bytes, const std::string& what) {
+  if (bytes <= MaxTensorBytes()) return Status::Ok();
+  return Status(StatusCode::kInternal, Location{},
+                fmt::format("{} needs {} bytes, more than this machine's memory ({} bytes)", what,
+                            bytes, MaxTensorBytes()));
+}
+
+size_t TakeFailedAllocationBytes() { return std::exchange(failed_allocation_bytes, 0); }
+
+// 64-byte aligned bytes (a cache line; what vectorised loops and BLAS like). Storage past
+// MaxTensorBytes() is refused before allocating (the memset would otherwise touch every page of
+// a huge overcommitted allocation); a refused or failed allocation records its size for the
+// executor's diagnostic and throws std::bad_alloc, which KernelRegistry::Run and the executors
+// turn into a status.
 struct Tensor::Storage {
   static constexpr std::align_val_t kAlignment{64};
   explicit Storage(size_t n) : size(n) {
-    bytes = static_cast<std::byte*>(::operator new(n == 0 ? 1 : n, kAlignment));
+    void* p =
+        n > MaxTensorBytes() ? nullptr : ::operator new(n == 0 ? 1 : n, kAlignment, std::nothrow);
+    if (p == nullptr) {
+      failed_allocation_bytes = n;
+      throw std::bad_alloc();
+    }
+    bytes = static_cast<std::byte*>(p);
     std::memset(bytes, 0, n);
   }
   ~Storage() { ::operator delete(bytes, kAlignment); }
@@ -53,12 +91,22 @@ StatusOr<Tensor> Tensor::Zeros(DType dtype, std::vector<int64_t> shape, Device d
   if (device != Device::kCpu) {
     return Invalid(fmt::format("tensors on {} need the CUDA backend", DeviceName(device)));
   }
-  if (!CheckedByteSize(shape, DTypeSize(dtype)).has_value()) {
+  const std::optional<uint64_t> bytes = CheckedByteSize(shape, DTypeSize(dtype));
+  if (!bytes.has_value()) {
     return Invalid(
         fmt::format("shape {} is not a valid tensor shape (a negative dim, or too large)",
                     ShapeToString(shape)));
   }
-  return ZerosUnchecked(dtype, std::move(shape));
+  IRM_RETURN_IF_ERROR(CheckTensorBytes(
+      *bytes, fmt::format("a {} tensor of shape {}", DTypeName(dtype), ShapeToString(shape))));
+  try {
+    return ZerosUnchecked(dtype, std::move(shape));
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kInternal, Location{},
+                  fmt::format("out of memory: a {} tensor of shape {} ({} bytes) could not be "
+                              "allocated",
+                              DTypeName(dtype), ShapeToString(shape), TakeFailedAllocationBytes()));
+  }
 }
 
 Tensor Tensor::ZerosUnchecked(DType dtype, std::vector<int64_t> shape) {

@@ -34,7 +34,11 @@ StatusOr<int> NormalizeAxis(int64_t axis, const Tensor& t, std::string_view kern
 
 StatusOr<Tensor> MakeOutput(std::string_view kernel, DType dtype, std::vector<int64_t> shape) {
   StatusOr<Tensor> t = Tensor::Zeros(dtype, std::move(shape));
-  if (!t.ok()) return KernelError(fmt::format("{}: {}", kernel, t.status().message()));
+  // The code is kept: a tensor too large for the machine is a runtime failure, not bad input.
+  if (!t.ok()) {
+    return Status(t.status().code(), Location{},
+                  fmt::format("{}: {}", kernel, t.status().message()));
+  }
   return t;
 }
 
