@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -84,11 +86,10 @@ void ExpectBitwise(const Tensor& actual, const Tensor& expected, const std::stri
 
 class AllReduceTest : public ::testing::TestWithParam<int> {};
 
-TEST_P(AllReduceTest, EveryOpAndDTypeMatchesTheRankOrderReference) {
-  const int n = GetParam();
+// All-reduces of `shape` on n ranks, every dtype and op, against the rank-order reference.
+void CheckEveryOpAndDType(int n, const std::vector<int64_t>& shape) {
   auto world = MakeWorld(n);
   ASSERT_NE(world, nullptr);
-  const std::vector<int64_t> shape = {3, 5};
   for (DType dtype : kReducingDTypes) {
     for (ReduceOp op :
          {ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kMin, ReduceOp::kProd, ReduceOp::kAvg}) {
@@ -115,6 +116,16 @@ TEST_P(AllReduceTest, EveryOpAndDTypeMatchesTheRankOrderReference) {
       }
     }
   }
+}
+
+TEST_P(AllReduceTest, EveryOpAndDTypeMatchesTheRankOrderReference) {
+  CheckEveryOpAndDType(GetParam(), {3, 5});
+}
+
+TEST_P(AllReduceTest, LargeTensorsReducedInSharesKeepTheRankOrderBits) {
+  // Each rank reduces a share of the elements, block by block: 3 x 8195 elements split unevenly
+  // over 3 ranks and across the blocks' edges must still give every element's rank-order bits.
+  CheckEveryOpAndDType(GetParam(), {3, 8195});
 }
 
 TEST_P(AllReduceTest, BroadcastFromEveryRoot) {
@@ -182,6 +193,42 @@ TEST_P(AllReduceTest, ReduceScatterReducesEachRanksPart) {
       ExpectBitwise(out[static_cast<size_t>(r)], FromDoubles(part, {2, 3}, dtype),
                     fmt::format("reduce_scatter {} rank {}", DTypeName(dtype), r));
     }
+  }
+}
+
+TEST_P(AllReduceTest, LargeReduceScatterAndAllGatherInShares) {
+  // Large enough for every rank to compute its own result in a share of the round.
+  const int n = GetParam();
+  auto world = MakeWorld(n);
+  ASSERT_NE(world, nullptr);
+  const int64_t width = 8200;
+  std::vector<Tensor> in, scattered(static_cast<size_t>(n)), gathered(static_cast<size_t>(n));
+  std::vector<std::vector<double>> per_rank;
+  for (int r = 0; r < n; ++r) {
+    in.push_back(Input(DType::kFloat32, {2 * n, width}, r, ReduceOp::kSum));
+    per_rank.push_back(ToDoubles(in.back()));
+  }
+  ASSERT_TRUE(world
+                  ->RunRanks([&](int rank) -> Status {
+                    const size_t r = static_cast<size_t>(rank);
+                    Communicator& comm = CommOf(*world, rank);
+                    IRM_RETURN_IF_ERROR(comm.ReduceScatter(in[r], &scattered[r], ReduceOp::kSum));
+                    return comm.AllGather(in[r], &gathered[r]);
+                  })
+                  .ok());
+  const std::vector<double> full = RankOrderReference(per_rank, ReduceOp::kSum, DType::kFloat32);
+  std::vector<double> concatenated;
+  for (const std::vector<double>& part : per_rank) {
+    concatenated.insert(concatenated.end(), part.begin(), part.end());
+  }
+  const Tensor expected_gather = FromDoubles(concatenated, {2 * n * n, width}, DType::kFloat32);
+  for (int r = 0; r < n; ++r) {
+    const int64_t part = 2 * width;
+    const std::vector<double> mine(full.begin() + part * r, full.begin() + part * (r + 1));
+    ExpectBitwise(scattered[static_cast<size_t>(r)], FromDoubles(mine, {2, width}, DType::kFloat32),
+                  fmt::format("reduce_scatter rank {}", r));
+    ExpectBitwise(gathered[static_cast<size_t>(r)], expected_gather,
+                  fmt::format("all_gather rank {}", r));
   }
 }
 
@@ -341,6 +388,24 @@ TEST(CollectivesTest, MismatchedCallsNameEveryRanksCall) {
   EXPECT_EQ(status.message(),
             "mismatched collective calls in process group 0: rank 0 calls broadcast from root 0 "
             "int32[2] (ring 0); rank 1 calls broadcast from root 1 int32[2] (ring 0)");
+}
+
+// A barrier against an all-reduce large enough for the split computation: the calls are
+// compared before anything is sized from rank 0's tensor, which a barrier does not bring.
+TEST(CollectivesTest, ABarrierAgainstALargeAllReduceIsAMismatch) {
+  auto world = MakeWorld(2);
+  ASSERT_NE(world, nullptr);
+  Status status = RunOnTwo(*world, [](Communicator& comm, int rank) {
+    if (rank == 0) return comm.Barrier();
+    // Rank 1 arrives last, so its call is the one the round's completion looks at first.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    Tensor t = Tensor::ZerosUnchecked(DType::kFloat32, {1 << 20});
+    return comm.AllReduce(t, ReduceOp::kSum);
+  });
+  EXPECT_EQ(status.code(), StatusCode::kInvalid);
+  EXPECT_EQ(status.message(),
+            "mismatched collective calls in process group 0: rank 0 calls barrier (ring 0); "
+            "rank 1 calls all_reduce sum float32[1048576] (ring 0)");
 }
 
 TEST(CollectivesTest, BadArgumentsFailBeforeAnyRendezvous) {

@@ -69,8 +69,9 @@ class Communicator {
   // `in`'s dim 0 cut in size() equal parts; part j goes to rank j, which stores it as its part
   // rank(): `out` has in's shape.
   Status AllToAll(const Tensor& in, Tensor* out, const CallSite& site = {});
-  // Synchronous: returns once the peer's matching Recv has taken the tensor. Messages between a
-  // pair of ranks match in order.
+  // Returns as the backend's point-to-point model says (schedules/p2p_model.h): once the peer's
+  // matching Recv has taken the tensor (rendezvous), or once the message is buffered (buffered).
+  // Messages between a pair of ranks match in order.
   Status Send(const Tensor& in, int peer, const CallSite& site = {});
   // The next message from `peer`. A defined `out` must have the message's dtype and shape (the
   // message is copied into its storage); an undefined one becomes a fresh tensor of the message.

@@ -2,9 +2,11 @@
 // unbound buffers, the element-wise reduce functions, and the message header of point to point.
 #include "reference_runtime/comm/gloo_communicator.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -18,6 +20,7 @@
 #include <gloo/context.h>
 #include <gloo/transport/unbound_buffer.h>
 
+#include "reference_runtime/comm/gloo_watch.h"
 #include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/half.h"
 
@@ -116,6 +119,15 @@ uint64_t MessageSlot(uint64_t sequence, uint64_t part) {
   return (uint64_t{0x40} << 56) | ((sequence & ((uint64_t{1} << 52) - 1)) << 2) | part;
 }
 
+// The slots of each collective's signature and (when signatures disagree) descriptions: prefixes
+// no Gloo collective and no point-to-point message uses; the collective's own tag is its index.
+constexpr uint64_t kSignaturePrefix = uint64_t{0x41} << 56;
+constexpr uint64_t kDescriptionPrefix = uint64_t{0x42} << 56;
+uint64_t ExchangeSlot(uint64_t prefix, int64_t index) {
+  return prefix | (static_cast<uint64_t>(index) & ((uint64_t{1} << 56) - 1));
+}
+uint32_t DataTag(int64_t index) { return static_cast<uint32_t>(index); }
+
 std::string SiteSuffix(int ring_id, const CallSite& site) {
   if (site.op_type.empty() && site.job.empty() && site.op_index < 0) return "";
   std::string text = "; at ";
@@ -123,15 +135,47 @@ std::string SiteSuffix(int ring_id, const CallSite& site) {
   return text + DescribeSite(ring_id, site);
 }
 
+// "all_reduce sum float32[2, 3] (c_allreduce_sum, ring 0, job forward, ...)": a call as the
+// thread world's mismatch report names it.
+std::string DescribeCall(CommKind kind, ReduceOp op, int root, const Tensor* t,
+                         const CallSite& site, int ring_id) {
+  std::string text = CommKindName(kind);
+  if (kind == CommKind::kAllReduce || kind == CommKind::kReduceScatter) {
+    text += fmt::format(" {}", ReduceOpName(op));
+  }
+  if (kind == CommKind::kBroadcast) text += fmt::format(" from root {}", root);
+  if (t != nullptr) text += " " + t->Describe();
+  std::string where = DescribeSite(ring_id, site);
+  if (!site.op_type.empty()) where = site.op_type + ", " + where;
+  return fmt::format("{} ({})", text, where);
+}
+
+constexpr size_t kSignatureWords = 6 + kMaxDims;
+constexpr size_t kDescriptionBytes = 512;
+
 }  // namespace
 
+// A posted message and the buffers Gloo reads and writes until its acknowledgement.
+struct GlooCommunicator::Message {
+  uint64_t sequence = 0;
+  Header header;
+  std::vector<char> copy;  // buffered: the tensor's bytes (the sender may reuse its tensor)
+  int64_t ack = 0;
+  std::unique_ptr<gloo::transport::UnboundBuffer> header_buffer, payload, ack_buffer;
+  CallSite site;
+  std::string described;  // the tensor, for a mismatch reported later
+};
+
 GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::Context> context, int ring_id,
-                                   std::vector<int> ranks, std::chrono::milliseconds timeout)
+                                   std::vector<int> ranks, std::chrono::milliseconds timeout,
+                                   schedules::P2pModel p2p, GlooWatch* watch)
     : context_(std::move(context)),
       ring_id_(ring_id),
       ranks_(std::move(ranks)),
       group_rank_(context_->rank),
-      timeout_(timeout) {}
+      timeout_(timeout),
+      p2p_(p2p),
+      watch_(watch) {}
 
 GlooCommunicator::~GlooCommunicator() = default;
 
@@ -149,78 +193,207 @@ std::string GlooCommunicator::WaitsForGroup() const {
 }
 
 template <typename F>
-Status GlooCommunicator::Guard(const char* call, const std::string& waits_for, const CallSite& site,
-                               F&& body) {
+Status GlooCommunicator::Guard(const char* call, CommKind kind, int peer, int64_t index,
+                               const std::string& waits_for, const CallSite& site, F&& body) {
+  const int rank = GlobalRank(group_rank_);
+  if (watch_ != nullptr) {
+    watch_->Block(rank,
+                  GlooCallState{.kind = kind,
+                                .ring_id = ring_id_,
+                                .peer = peer,
+                                .index = index,
+                                .name = site.op_type.empty() ? CommKindName(kind) : site.op_type,
+                                .where = DescribeSite(ring_id_, site)});
+  }
   std::string what;
   try {
-    return body();
+    Status status = body();
+    if (watch_ != nullptr) watch_->Unblock(rank);
+    return status;
   } catch (const std::exception& e) {
     what = e.what();
   } catch (...) {
     what = "an unknown exception";
   }
   failed_ = true;
-  const int rank = GlobalRank(group_rank_);
-  if (what.find("Timed out") != std::string::npos) {
-    timed_out_ = true;
+  const bool timed_out = what.find("Timed out") != std::string::npos;
+  timed_out_ = timed_out;
+  // The world's hang explains the failure better than Gloo's words for it (a closed connection
+  // or a timeout): it names every rank's pending call.
+  std::optional<std::string> hang;
+  std::string everyone;
+  if (watch_ != nullptr) {
+    hang = watch_->Diagnose(timed_out);
+    if (!hang.has_value() && timed_out) everyone = "; every rank: " + watch_->DescribeAll();
+    watch_->Unblock(rank);
+  }
+  if (hang.has_value()) return Status(StatusCode::kInternal, Location{}, *hang);
+  if (timed_out) {
     return Status(
         StatusCode::kInternal, Location{},
-        fmt::format("gloo: {} on ring {} timed out after {} ms (rank {} waits for {}{})", call,
-                    ring_id_, timeout_.count(), rank, waits_for, SiteSuffix(ring_id_, site)));
+        fmt::format("gloo: {} on ring {} timed out after {} ms (rank {} waits for {}{}){}", call,
+                    ring_id_, timeout_.count(), rank, waits_for, SiteSuffix(ring_id_, site),
+                    everyone));
   }
   return Status(StatusCode::kInternal, Location{},
                 fmt::format("gloo: {} on ring {} failed (rank {} waits for {}{}): {}", call,
                             ring_id_, rank, waits_for, SiteSuffix(ring_id_, site), what));
 }
 
-// ---- collectives ------------------------------------------------------------------------------
+void GlooCommunicator::AbortWaits() {
+  std::lock_guard<std::mutex> lock(abort_mu_);
+  aborted_ = true;
+  if (waiting_on_ == nullptr) return;
+  // The flag stays set in the buffer: a wait that starts after this call returns at once.
+  if (waiting_to_send_) {
+    waiting_on_->abortWaitSend();
+  } else {
+    waiting_on_->abortWaitRecv();
+  }
+}
 
-Status GlooCommunicator::DoAllReduce(Tensor& inout, ReduceOp op, const CallSite& site) {
-  if (inout.numel() == 0) return Status::Ok();
-  const uint32_t tag = NextTag();
-  return Guard("all_reduce", WaitsForGroup(), site, [&]() -> Status {
-    const size_t count = static_cast<size_t>(inout.numel());
-    if (IsHalf(inout.dtype())) {
-      // Reduced in float32 and rounded once, as the reference reduction does.
-      std::vector<float> wide(count);
-      VisitDType(inout.dtype(), [&](auto zero) {
-        using T = decltype(zero);
-        if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-          const T* src = inout.data<T>();
-          for (size_t i = 0; i < count; ++i) wide[i] = ToFloat(src[i]);
-          AllReduceBuffer<float>(context_, wide.data(), count, op, tag, timeout_);
-          T* dst = inout.data<T>();
-          for (size_t i = 0; i < count; ++i) {
-            if constexpr (std::is_same_v<T, Float16>) {
-              dst[i] = ToFloat16(wide[i]);
-            } else {
-              dst[i] = ToBFloat16(wide[i]);
-            }
-          }
-        }
-      });
-      return Status::Ok();
+void GlooCommunicator::Wait(gloo::transport::UnboundBuffer& buffer, bool send) {
+  {
+    std::lock_guard<std::mutex> lock(abort_mu_);
+    if (aborted_) throw std::runtime_error("the wait was aborted");
+    waiting_on_ = &buffer;
+    waiting_to_send_ = send;
+  }
+  const bool done = send ? buffer.waitSend(timeout_) : buffer.waitRecv(timeout_);
+  {
+    std::lock_guard<std::mutex> lock(abort_mu_);
+    waiting_on_ = nullptr;
+  }
+  if (!done) throw std::runtime_error("the wait was aborted");
+}
+
+Status GlooCommunicator::ExchangeWithGroup(CommKind kind, int64_t index, uint64_t prefix,
+                                           const void* mine, size_t bytes, void* all,
+                                           const CallSite& site) {
+  return Guard(CommKindName(kind), kind, -1, index, WaitsForGroup(), site, [&]() -> Status {
+    char* out = static_cast<char*>(all);
+    std::memcpy(out + static_cast<size_t>(group_rank_) * bytes, mine, bytes);
+    const uint64_t slot = ExchangeSlot(prefix, index);
+    std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> sends, recvs;
+    for (int r = 0; r < size(); ++r) {
+      if (r == group_rank_) continue;
+      sends.push_back(context_->createUnboundBuffer(const_cast<void*>(mine), bytes));
+      sends.back()->send(r, slot);
+      recvs.push_back(context_->createUnboundBuffer(out + static_cast<size_t>(r) * bytes, bytes));
+      recvs.back()->recv(r, slot);
     }
-    VisitDType(inout.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-        AllReduceBuffer<T>(context_, inout.data<T>(), count, op, tag, timeout_);
-      }
-    });
+    for (auto& buffer : recvs) Wait(*buffer, false);
+    for (auto& buffer : sends) Wait(*buffer, true);
     return Status::Ok();
   });
 }
 
+Status GlooCommunicator::AgreeOnCall(CommKind kind, const Tensor* tensor, ReduceOp op, int root,
+                                     const CallSite& site, int64_t index) {
+  // The parts the thread world compares: kind, reduction, root, dtype and element count, and the
+  // shape where the result is built from the other ranks' tensors.
+  std::array<int64_t, kSignatureWords> mine{};
+  mine[0] = static_cast<int64_t>(kind);
+  if (kind == CommKind::kAllReduce || kind == CommKind::kReduceScatter) {
+    mine[1] = static_cast<int64_t>(op);
+  }
+  if (kind == CommKind::kBroadcast) mine[2] = root;
+  if (tensor != nullptr) {
+    mine[3] = static_cast<int64_t>(tensor->dtype());
+    mine[4] = tensor->numel();
+    if (kind == CommKind::kAllGather || kind == CommKind::kAllToAll ||
+        kind == CommKind::kReduceScatter) {
+      const int dims = std::min(tensor->rank(), kMaxDims);
+      mine[5] = tensor->rank();
+      for (int d = 0; d < dims; ++d) mine[6 + static_cast<size_t>(d)] = tensor->dim(d);
+    }
+  }
+  const size_t n = static_cast<size_t>(size());
+  std::vector<int64_t> all(kSignatureWords * n);
+  IRM_RETURN_IF_ERROR(ExchangeWithGroup(kind, index, kSignaturePrefix, mine.data(), sizeof(mine),
+                                        all.data(), site));
+  bool agree = true;
+  for (size_t r = 0; r < n && agree; ++r) {
+    agree =
+        std::equal(mine.begin(), mine.end(), all.begin() + static_cast<ptrdiff_t>(r * mine.size()));
+  }
+  if (agree) return Status::Ok();
+  // Every rank saw the same signatures, so every rank is here: exchange the calls' descriptions
+  // to name them all.
+  std::array<char, kDescriptionBytes> text{};
+  const std::string described = DescribeCall(kind, op, root, tensor, site, ring_id_);
+  std::copy_n(described.begin(), std::min(described.size(), text.size() - 1), text.begin());
+  std::vector<char> texts(kDescriptionBytes * n);
+  IRM_RETURN_IF_ERROR(ExchangeWithGroup(kind, index, kDescriptionPrefix, text.data(), text.size(),
+                                        texts.data(), site));
+  std::vector<std::string> calls;
+  for (size_t r = 0; r < n; ++r) {
+    const char* begin = texts.data() + r * kDescriptionBytes;
+    calls.push_back(fmt::format("rank {} calls {}", ranks_[r],
+                                std::string(begin, strnlen(begin, kDescriptionBytes))));
+  }
+  return Status(StatusCode::kInvalid, Location{},
+                fmt::format("mismatched collective calls in process group {}: {}", ring_id_,
+                            fmt::join(calls, "; ")));
+}
+
+// ---- collectives ------------------------------------------------------------------------------
+
+Status GlooCommunicator::DoAllReduce(Tensor& inout, ReduceOp op, const CallSite& site) {
+  const int64_t index = NextCollective();
+  IRM_RETURN_IF_ERROR(AgreeOnCall(CommKind::kAllReduce, &inout, op, -1, site, index));
+  return ReduceInPlace(inout, op, site, index);
+}
+
+Status GlooCommunicator::ReduceInPlace(Tensor& inout, ReduceOp op, const CallSite& site,
+                                       int64_t index) {
+  if (inout.numel() == 0) return Status::Ok();
+  const uint32_t tag = DataTag(index);
+  return Guard("all_reduce", CommKind::kAllReduce, -1, index, WaitsForGroup(), site,
+               [&]() -> Status {
+                 const size_t count = static_cast<size_t>(inout.numel());
+                 if (IsHalf(inout.dtype())) {
+                   // Reduced in float32 and rounded once, as the reference reduction does.
+                   std::vector<float> wide(count);
+                   VisitDType(inout.dtype(), [&](auto zero) {
+                     using T = decltype(zero);
+                     if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+                       const T* src = inout.data<T>();
+                       for (size_t i = 0; i < count; ++i) wide[i] = ToFloat(src[i]);
+                       AllReduceBuffer<float>(context_, wide.data(), count, op, tag, timeout_);
+                       T* dst = inout.data<T>();
+                       for (size_t i = 0; i < count; ++i) {
+                         if constexpr (std::is_same_v<T, Float16>) {
+                           dst[i] = ToFloat16(wide[i]);
+                         } else {
+                           dst[i] = ToBFloat16(wide[i]);
+                         }
+                       }
+                     }
+                   });
+                   return Status::Ok();
+                 }
+                 VisitDType(inout.dtype(), [&](auto zero) {
+                   using T = decltype(zero);
+                   if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+                     AllReduceBuffer<T>(context_, inout.data<T>(), count, op, tag, timeout_);
+                   }
+                 });
+                 return Status::Ok();
+               });
+}
+
 Status GlooCommunicator::DoBroadcast(Tensor& inout, int root, const CallSite& site) {
+  const int64_t index = NextCollective();
+  IRM_RETURN_IF_ERROR(AgreeOnCall(CommKind::kBroadcast, &inout, ReduceOp::kSum, root, site, index));
   if (inout.nbytes() == 0) return Status::Ok();
-  const uint32_t tag = NextTag();
   const std::string waits_for =
       root == group_rank_ ? WaitsForGroup() : fmt::format("root rank {}", GlobalRank(root));
-  return Guard("broadcast", waits_for, site, [&]() -> Status {
+  return Guard("broadcast", CommKind::kBroadcast, -1, index, waits_for, site, [&]() -> Status {
     gloo::BroadcastOptions options(context_);
     options.setOutput(static_cast<char*>(inout.raw()), inout.nbytes());
     options.setRoot(root);
-    options.setTag(tag);
+    options.setTag(DataTag(index));
     options.setTimeout(timeout_);
     gloo::broadcast(options);
     return Status::Ok();
@@ -228,20 +401,22 @@ Status GlooCommunicator::DoBroadcast(Tensor& inout, int root, const CallSite& si
 }
 
 Status GlooCommunicator::DoAllGather(const Tensor& in, Tensor* out, const CallSite& site) {
+  const int64_t index = NextCollective();
+  IRM_RETURN_IF_ERROR(AgreeOnCall(CommKind::kAllGather, &in, ReduceOp::kSum, -1, site, index));
   std::vector<int64_t> shape = in.shape();
   shape[0] *= size();
   Tensor gathered = Tensor::ZerosUnchecked(in.dtype(), shape);
   if (in.nbytes() > 0) {
-    const uint32_t tag = NextTag();
-    IRM_RETURN_IF_ERROR(Guard("all_gather", WaitsForGroup(), site, [&]() -> Status {
-      gloo::AllgatherOptions options(context_);
-      options.setInput(const_cast<char*>(static_cast<const char*>(in.raw())), in.nbytes());
-      options.setOutput(static_cast<char*>(gathered.raw()), gathered.nbytes());
-      options.setTag(tag);
-      options.setTimeout(timeout_);
-      gloo::allgather(options);
-      return Status::Ok();
-    }));
+    IRM_RETURN_IF_ERROR(Guard(
+        "all_gather", CommKind::kAllGather, -1, index, WaitsForGroup(), site, [&]() -> Status {
+          gloo::AllgatherOptions options(context_);
+          options.setInput(const_cast<char*>(static_cast<const char*>(in.raw())), in.nbytes());
+          options.setOutput(static_cast<char*>(gathered.raw()), gathered.nbytes());
+          options.setTag(DataTag(index));
+          options.setTimeout(timeout_);
+          gloo::allgather(options);
+          return Status::Ok();
+        }));
   }
   *out = std::move(gathered);
   return Status::Ok();
@@ -249,10 +424,12 @@ Status GlooCommunicator::DoAllGather(const Tensor& in, Tensor* out, const CallSi
 
 Status GlooCommunicator::DoReduceScatter(const Tensor& in, Tensor* out, ReduceOp op,
                                          const CallSite& site) {
+  const int64_t index = NextCollective();
+  IRM_RETURN_IF_ERROR(AgreeOnCall(CommKind::kReduceScatter, &in, op, -1, site, index));
   // All-reduce a copy, keep this rank's part: the same element results as a reduce-scatter
   // (Gloo has no new-style reduce_scatter).
   Tensor reduced = in.Clone();
-  IRM_RETURN_IF_ERROR(DoAllReduce(reduced, op, site));
+  IRM_RETURN_IF_ERROR(ReduceInPlace(reduced, op, site, index));
   const int64_t rows = in.dim(0) / size();
   IRM_ASSIGN_OR_RETURN(Tensor part, reduced.Slice(rows * rank(), rows * (rank() + 1)));
   *out = part.Clone();
@@ -260,32 +437,28 @@ Status GlooCommunicator::DoReduceScatter(const Tensor& in, Tensor* out, ReduceOp
 }
 
 Status GlooCommunicator::DoAllToAll(const Tensor& in, Tensor* out, const CallSite& site) {
+  const int64_t index = NextCollective();
+  IRM_RETURN_IF_ERROR(AgreeOnCall(CommKind::kAllToAll, &in, ReduceOp::kSum, -1, site, index));
   Tensor result = Tensor::ZerosUnchecked(in.dtype(), in.shape());
   if (in.nbytes() > 0) {
-    const uint32_t tag = NextTag();
-    IRM_RETURN_IF_ERROR(Guard("all_to_all", WaitsForGroup(), site, [&]() -> Status {
-      gloo::AlltoallOptions options(context_);
-      options.setInput(const_cast<char*>(static_cast<const char*>(in.raw())), in.nbytes());
-      options.setOutput(static_cast<char*>(result.raw()), result.nbytes());
-      options.setTag(tag);
-      options.setTimeout(timeout_);
-      gloo::alltoall(options);
-      return Status::Ok();
-    }));
+    IRM_RETURN_IF_ERROR(
+        Guard("all_to_all", CommKind::kAllToAll, -1, index, WaitsForGroup(), site, [&]() -> Status {
+          gloo::AlltoallOptions options(context_);
+          options.setInput(const_cast<char*>(static_cast<const char*>(in.raw())), in.nbytes());
+          options.setOutput(static_cast<char*>(result.raw()), result.nbytes());
+          options.setTag(DataTag(index));
+          options.setTimeout(timeout_);
+          gloo::alltoall(options);
+          return Status::Ok();
+        }));
   }
   *out = std::move(result);
   return Status::Ok();
 }
 
 Status GlooCommunicator::DoBarrier(const CallSite& site) {
-  const uint32_t tag = NextTag();
-  return Guard("barrier", WaitsForGroup(), site, [&]() -> Status {
-    gloo::BarrierOptions options(context_);
-    options.setTag(tag);
-    options.setTimeout(timeout_);
-    gloo::barrier(options);
-    return Status::Ok();
-  });
+  // The signature's all-gather is itself a barrier: every rank has arrived once it completes.
+  return AgreeOnCall(CommKind::kBarrier, nullptr, ReduceOp::kSum, -1, site, NextCollective());
 }
 
 // ---- point to point ---------------------------------------------------------------------------
@@ -298,32 +471,68 @@ Status GlooCommunicator::DoSend(const Tensor& in, int peer, const CallSite& site
                   fmt::format("{}: {} has {} dims; the gloo backend sends at most {} ({})", name,
                               in.Describe(), in.rank(), kMaxDims, DescribeSite(ring_id_, site)));
   }
-  const uint64_t sequence = sent_[peer]++;
-  int64_t ack = 0;
-  IRM_RETURN_IF_ERROR(Guard("send", fmt::format("rank {} to receive", to), site, [&]() -> Status {
-    Header header;
-    header.dtype = static_cast<int64_t>(in.dtype());
-    header.rank = in.rank();
-    for (int d = 0; d < in.rank(); ++d) header.dims[static_cast<size_t>(d)] = in.dim(d);
-    auto header_buffer = context_->createUnboundBuffer(&header, sizeof(header));
-    header_buffer->send(peer, MessageSlot(sequence, 0));
-    std::unique_ptr<gloo::transport::UnboundBuffer> payload;
-    if (in.nbytes() > 0) {
-      payload = context_->createUnboundBuffer(const_cast<void*>(in.raw()), in.nbytes());
-      payload->send(peer, MessageSlot(sequence, 1));
-    }
-    auto ack_buffer = context_->createUnboundBuffer(&ack, sizeof(ack));
-    ack_buffer->recv(peer, MessageSlot(sequence, 2));
-    header_buffer->waitSend(timeout_);
-    if (payload != nullptr) payload->waitSend(timeout_);
-    ack_buffer->waitRecv(timeout_);
-    return Status::Ok();
-  }));
-  if (ack == 0) return Status::Ok();
-  return Status(
-      StatusCode::kInvalid, Location{},
-      fmt::format("{} on rank {}: rank {} expects another dtype or shape than {} ({})", name,
-                  GlobalRank(group_rank_), to, in.Describe(), DescribeSite(ring_id_, site)));
+  const bool buffered = p2p_.mode == schedules::P2pMode::kBuffered;
+  std::deque<std::unique_ptr<Message>>& queue = in_flight_[peer];
+  // Buffered: room for this message first (the channel holds fewer than K unacknowledged ones).
+  while (buffered && queue.size() >= static_cast<size_t>(std::max(p2p_.depth, 1))) {
+    IRM_RETURN_IF_ERROR(AwaitOldest(peer));
+  }
+  auto message = std::make_unique<Message>();
+  Message& m = *message;
+  m.sequence = sent_[peer]++;
+  m.site = site;
+  m.described = in.Describe();
+  IRM_RETURN_IF_ERROR(Guard(
+      "send", CommKind::kSend, to, 0, fmt::format("rank {} to receive", to), site, [&]() -> Status {
+        m.header.dtype = static_cast<int64_t>(in.dtype());
+        m.header.rank = in.rank();
+        for (int d = 0; d < in.rank(); ++d) m.header.dims[static_cast<size_t>(d)] = in.dim(d);
+        m.header_buffer = context_->createUnboundBuffer(&m.header, sizeof(m.header));
+        m.header_buffer->send(peer, MessageSlot(m.sequence, 0));
+        if (in.nbytes() > 0) {
+          void* bytes = const_cast<void*>(in.raw());
+          if (buffered) {
+            const char* begin = static_cast<const char*>(in.raw());
+            m.copy.assign(begin, begin + in.nbytes());
+            bytes = m.copy.data();
+          }
+          m.payload = context_->createUnboundBuffer(bytes, in.nbytes());
+          m.payload->send(peer, MessageSlot(m.sequence, 1));
+        }
+        m.ack_buffer = context_->createUnboundBuffer(&m.ack, sizeof(m.ack));
+        m.ack_buffer->recv(peer, MessageSlot(m.sequence, 2));
+        return Status::Ok();
+      }));
+  queue.push_back(std::move(message));
+  if (buffered) return Status::Ok();
+  return AwaitOldest(peer);  // rendezvous: this message's acknowledgement
+}
+
+Status GlooCommunicator::AwaitOldest(int peer) {
+  std::deque<std::unique_ptr<Message>>& queue = in_flight_[peer];
+  std::unique_ptr<Message> message = std::move(queue.front());
+  queue.pop_front();
+  const int to = GlobalRank(peer);
+  IRM_RETURN_IF_ERROR(Guard("send", CommKind::kSend, to, 0, fmt::format("rank {} to receive", to),
+                            message->site, [&]() -> Status {
+                              Wait(*message->header_buffer, true);
+                              if (message->payload != nullptr) Wait(*message->payload, true);
+                              Wait(*message->ack_buffer, false);
+                              return Status::Ok();
+                            }));
+  if (message->ack == 0) return Status::Ok();
+  const std::string name = message->site.op_type.empty() ? "send" : message->site.op_type;
+  return Status(StatusCode::kInvalid, Location{},
+                fmt::format("{} on rank {}: rank {} expects another dtype or shape than {} ({})",
+                            name, GlobalRank(group_rank_), to, message->described,
+                            DescribeSite(ring_id_, message->site)));
+}
+
+Status GlooCommunicator::Flush() {
+  for (auto& [peer, queue] : in_flight_) {
+    while (!queue.empty()) IRM_RETURN_IF_ERROR(AwaitOldest(peer));
+  }
+  return Status::Ok();
 }
 
 Status GlooCommunicator::DoRecv(Tensor* out, int peer, const CallSite& site) {
@@ -333,10 +542,10 @@ Status GlooCommunicator::DoRecv(Tensor* out, int peer, const CallSite& site) {
   const uint64_t sequence = received_[peer]++;
   Header header;
   const std::string waits_for = fmt::format("rank {} to send", from);
-  IRM_RETURN_IF_ERROR(Guard("recv", waits_for, site, [&]() -> Status {
+  IRM_RETURN_IF_ERROR(Guard("recv", CommKind::kRecv, from, 0, waits_for, site, [&]() -> Status {
     auto header_buffer = context_->createUnboundBuffer(&header, sizeof(header));
     header_buffer->recv(peer, MessageSlot(sequence, 0));
-    header_buffer->waitRecv(timeout_);
+    Wait(*header_buffer, false);
     return Status::Ok();
   }));
   const bool dtype_in_range = header.dtype >= 0 && header.dtype <= 255;
@@ -364,15 +573,15 @@ Status GlooCommunicator::DoRecv(Tensor* out, int peer, const CallSite& site) {
   // (drained even on a mismatch, so that the pair's stream stays in step).
   Tensor& target = out->defined() && !mismatch ? *out : message.value();
   int64_t ack = mismatch ? 1 : 0;
-  IRM_RETURN_IF_ERROR(Guard("recv", waits_for, site, [&]() -> Status {
+  IRM_RETURN_IF_ERROR(Guard("recv", CommKind::kRecv, from, 0, waits_for, site, [&]() -> Status {
     if (target.nbytes() > 0) {
       auto payload = context_->createUnboundBuffer(target.raw(), target.nbytes());
       payload->recv(peer, MessageSlot(sequence, 1));
-      payload->waitRecv(timeout_);
+      Wait(*payload, false);
     }
     auto ack_buffer = context_->createUnboundBuffer(&ack, sizeof(ack));
     ack_buffer->send(peer, MessageSlot(sequence, 2));
-    ack_buffer->waitSend(timeout_);
+    Wait(*ack_buffer, true);
     return Status::Ok();
   }));
   if (mismatch) {

@@ -55,6 +55,7 @@ GlooWorld::GlooWorld(int world_size, std::vector<CommGroup> groups, GlooWorldOpt
 
 GlooWorld::~GlooWorld() {
   // Communicators (and their contexts' pairs) go before the device that runs their I/O loop.
+  if (watch_ != nullptr) watch_->Stop();
   comms_.clear();
   device_.reset();
 }
@@ -68,7 +69,7 @@ StatusOr<std::unique_ptr<GlooWorld>> GlooWorld::CreateThreads(int world_size,
       new GlooWorld(world_size, std::move(groups), std::move(options)));
   for (int r = 0; r < world_size; ++r) world->hosted_.push_back(r);
   gloo::rendezvous::HashStore store;
-  IRM_RETURN_IF_ERROR(world->ConnectHosted(store));
+  IRM_RETURN_IF_ERROR(world->ConnectHosted(store, ""));
   return world;
 }
 
@@ -98,11 +99,21 @@ StatusOr<std::unique_ptr<GlooWorld>> GlooWorld::CreateProcessRank(int world_size
     return Status(StatusCode::kInternal, Location::File(store_dir),
                   fmt::format("gloo: cannot open the file store: {}", e.what()));
   }
-  IRM_RETURN_IF_ERROR(world->ConnectHosted(*store));
+  IRM_RETURN_IF_ERROR(
+      world->ConnectHosted(*store, (std::filesystem::path(store_dir) / "watch").string()));
   return world;
 }
 
-Status GlooWorld::ConnectHosted(gloo::rendezvous::Store& store) {
+Status GlooWorld::ConnectHosted(gloo::rendezvous::Store& store, const std::string& watch_folder) {
+  GlooWatchOptions watch;
+  watch.settle =
+      std::max(std::chrono::milliseconds(1), std::min(options_.hang_settle, options_.timeout / 3));
+  watch.period =
+      std::max(std::chrono::milliseconds(1), std::min(options_.hang_check, watch.settle / 4));
+  watch.folder = watch_folder;
+  std::map<int, std::vector<int>> groups;
+  for (const CommGroup& group : groups_) groups[group.ring_id] = group.ranks;
+  watch_ = std::make_unique<GlooWatch>(world_size_, hosted_, std::move(groups), std::move(watch));
   try {
     gloo::transport::tcp::attr attr;
     attr.hostname = options_.hostname;
@@ -148,7 +159,8 @@ StatusOr<std::vector<std::unique_ptr<GlooCommunicator>>> GlooWorld::Connect(
       context->setTimeout(options_.timeout);
       context->connectFullMesh(prefixed, device_);
       comms.push_back(std::make_unique<GlooCommunicator>(std::move(context), group.ring_id,
-                                                         group.ranks, options_.timeout));
+                                                         group.ranks, options_.timeout,
+                                                         options_.p2p, watch_.get()));
     } catch (const std::exception& e) {
       return Status(StatusCode::kInternal, Location{},
                     fmt::format("gloo: rank {} cannot connect to process group {} (ranks [{}]): {}",
@@ -230,10 +242,20 @@ Status GlooWorld::RunRanks(const std::function<Status(int rank)>& fn) {
     }
     return false;
   };
+  // A hang decided by the watch ends every hosted rank's pending call at once.
+  watch_->Start([this] {
+    for (auto& [key, comm] : comms_) comm->AbortWaits();
+  });
   std::vector<std::thread> threads;
   for (int rank : hosted_) {
     threads.emplace_back([this, &fn, &failed_in_gloo, rank] {
       Status status = fn(rank);
+      // Buffered messages must be taken before the rank counts as finished.
+      for (auto& [key, comm] : comms_) {
+        if (!status.ok()) break;
+        if (key.first == rank) status = comm->Flush();
+      }
+      watch_->Finish(rank, status.ok());
       if (!status.ok() && !failed_in_gloo(rank, false)) {
         // Peers blocked on this rank fail now rather than after the timeout. (A rank that timed
         // out is not closed here; its peers report their own timeouts, or see the connection
@@ -246,6 +268,7 @@ Status GlooWorld::RunRanks(const std::function<Status(int rank)>& fn) {
     });
   }
   for (std::thread& t : threads) t.join();
+  watch_->Stop();
   // The cause before its consequences: a rank's own failure, then a timeout (a hang: when one
   // rank gives up, Gloo closes its connections and a peer still waiting sees them closed), then
   // any other.

@@ -6,10 +6,13 @@
 // every rank when not declared); each rank connects its groups in ring order, so ranks of
 // overlapping groups never wait on each other in a cycle.
 //
-// Unlike the thread world, a Gloo world sees no global state: a hang (two ranks that both send
-// first, a rank that never joins a collective) ends as a per-call timeout on the ranks that wait,
-// and a rank that fails on its own closes its connections so that its peers fail at once instead
-// of waiting out the timeout.
+// A Gloo world has no shared state to watch its ranks with, so each rank publishes its pending
+// call on a board (gloo_watch.h: in memory for threads, files beside the store for processes):
+// a hang (two ranks that both send first, a rank that never joins a collective, ranks in
+// different collectives) is reported within about a second (hang_settle) with every rank's
+// pending call, in both launch modes; the per-call timeout is the backstop for a rank busy
+// outside communication. A rank that fails on its own closes its connections so that its peers
+// fail at once instead of waiting out the timeout.
 #pragma once
 
 #include <chrono>
@@ -23,6 +26,7 @@
 #include "reference_runtime/comm/comm_context.h"
 #include "reference_runtime/comm/comm_trace.h"
 #include "reference_runtime/comm/gloo_communicator.h"
+#include "reference_runtime/comm/gloo_watch.h"
 #include "reference_runtime/comm/rank_world.h"
 #include "reference_runtime/comm/thread_world.h"
 
@@ -45,6 +49,12 @@ struct GlooWorldOptions {
   bool trace = false;
   // The address the TCP device listens on: loopback for ranks on one host.
   std::string hostname = "127.0.0.1";
+  // When a Send returns (rendezvous: once acknowledged; buffered(K): K messages of slack).
+  schedules::P2pModel p2p{};
+  // The hang watch: how often it reads the board, and how long a deadlock must stay unchanged
+  // before it is reported (capped at a third of `timeout`, so that the report comes first).
+  std::chrono::milliseconds hang_check{100};
+  std::chrono::milliseconds hang_settle{1000};
 };
 
 class GlooWorld final : public RankWorld {
@@ -73,10 +83,12 @@ class GlooWorld final : public RankWorld {
   // The CommContext of a hosted rank for an executor; the world must outlive it.
   CommContext Context(int rank) override;
 
-  // Runs fn(r) for every hosted rank, each on its own thread, and waits for all of them. Returns
-  // OK, or the first failure in rank order among the ranks that failed on their own (not in a
-  // Gloo call because a peer failed or timed out); else the first failure. A rank that fails
-  // closes its connections: the world is spent after a failed run.
+  // Runs fn(r) for every hosted rank, each on its own thread, and waits for all of them (a rank
+  // whose fn succeeds then waits for its buffered sends' acknowledgements). Returns OK, or the
+  // first failure in rank order among the ranks that failed on their own (not in a Gloo call
+  // because a peer failed or timed out); else the first failure. A hang fails every waiting rank
+  // with the world's hang report. A rank that fails closes its connections: the world is spent
+  // after a failed run.
   Status RunRanks(const std::function<Status(int rank)>& fn) override;
   // Each hosted rank's status from the last RunRanks (indexed by global rank; OK for others).
   const std::vector<Status>& rank_statuses() const { return statuses_; }
@@ -97,13 +109,15 @@ class GlooWorld final : public RankWorld {
   // Connects hosted rank `rank` to every group that holds it, in ring order.
   StatusOr<std::vector<std::unique_ptr<GlooCommunicator>>> Connect(int rank,
                                                                    gloo::rendezvous::Store& store);
-  // Creates the device and connects every hosted rank (each on its own thread).
-  Status ConnectHosted(gloo::rendezvous::Store& store);
+  // Creates the watch (its board in `watch_folder`, empty: in memory) and the device, and
+  // connects every hosted rank (each on its own thread).
+  Status ConnectHosted(gloo::rendezvous::Store& store, const std::string& watch_folder);
 
   const int world_size_;
   const GlooWorldOptions options_;
   std::vector<CommGroup> groups_;  // sorted by ring id
   std::vector<int> hosted_;
+  std::unique_ptr<GlooWatch> watch_;
   std::shared_ptr<gloo::transport::Device> device_;
   std::map<std::pair<int, int>, std::unique_ptr<GlooCommunicator>> comms_;  // (rank, ring_id)
   std::map<int, std::unique_ptr<CommTrace>> traces_;

@@ -1,6 +1,7 @@
-// ThreadWorld (thread_world.h): rendezvous collectives, synchronous point-to-point messages, the
-// abort on failure and the hang checks, all under one lock (a handful of rank threads on few
-// cores: simplicity and a global view beat finer locking here).
+// ThreadWorld (thread_world.h): rendezvous collectives, point-to-point messages under the p2p
+// model, the abort on failure and the hang checks, all under one lock (a handful of rank threads on
+// few cores: simplicity and a global view beat finer locking here). Only the element work of a
+// reducing collective runs outside it, each rank computing its share once every rank has joined.
 #include "reference_runtime/comm/thread_world.h"
 
 #include <algorithm>
@@ -21,17 +22,35 @@ struct ThreadWorld::Round {
   std::vector<Contribution> parts;  // by group rank
   std::vector<bool> joined;
   size_t arrived = 0;
+  // Every rank has joined and the calls agree: each rank computes its share (ComputeShare).
+  bool split = false;
+  size_t shares_done = 0;
+  // reduce_scatter and all_gather: each group rank's result, stored into its `out` once every
+  // share is done (an out may be another rank's in).
+  std::vector<Tensor> results;
   bool done = false;
   Status status;
 };
 
 struct ThreadWorld::Message {
-  const Tensor* tensor = nullptr;  // the sender's, valid while it waits
-  int sender = 0;                  // global rank
+  // What the receiver copies: the sender's tensor (rendezvous: valid while the sender waits for
+  // the message to be taken) or `copy`.
+  const Tensor* tensor = nullptr;
+  Tensor copy;           // buffered: the message as sent, so that the sender may reuse its tensor
+  int sender = 0;        // global rank
+  int64_t sequence = 0;  // in its channel
   CallSite site;
   bool taken = false;
   Status status;  // what the sender returns once taken
 };
+
+namespace {
+
+// From this many elements on, a reducing collective is computed in shares by every rank of the
+// round (ComputeShare); below, by the last rank to join.
+constexpr int64_t kSplitMinElements = int64_t{1} << 14;
+
+}  // namespace
 
 class ThreadWorld::GroupComm final : public Communicator {
  public:
@@ -203,6 +222,7 @@ Status ThreadWorld::RunRanks(const std::function<Status(int rank)>& fn) {
       Status status = fn(rank);
       std::lock_guard<std::mutex> lock(mu_);
       const size_t r = static_cast<size_t>(rank);
+      if (status.ok() && abort_.ok()) status = UnreceivedBy(rank);
       watchdog_.Finish(rank);
       if (!status.ok() && !woken_[r]) {
         Abort(Status(StatusCode::kInternal, Location{},
@@ -270,27 +290,56 @@ Status ThreadWorld::Collective(int group_index, int group_rank, Contribution con
   const CommKind kind = contribution.kind;
   round->parts[static_cast<size_t>(group_rank)] = std::move(contribution);
   round->joined[static_cast<size_t>(group_rank)] = true;
-  if (++round->arrived == group.spec.ranks.size()) {
-    round->status = Complete(group, *round);
-    round->done = true;
+  const size_t n = group.spec.ranks.size();
+  if (++round->arrived == n) {
+    Status agree = CheckCallsAgree(group, *round);
     group.rounds.erase(index);
-    cv_.notify_all();
-    return round->status;
-  }
-  PendingWait wait;
-  wait.kind = kind;
-  wait.ring_id = group.spec.ring_id;
-  wait.site = site;
-  wait.ready = [round] { return round->done; };
-  wait.waiting_for = [round, ranks = group.spec.ranks] {
-    std::vector<int> absent;
-    for (size_t i = 0; i < ranks.size(); ++i) {
-      if (!round->joined[i]) absent.push_back(ranks[i]);
+    // Small rounds are computed by the last arriver: waking every rank for its share costs more
+    // than the elements.
+    // Sized only once the calls agree: a rank of a mismatched round may bring no tensor at all
+    // (a barrier).
+    const Contribution& first = round->parts[0];
+    const Tensor* sized = first.in != nullptr ? first.in : first.inout;
+    const bool splits = agree.ok() && n > 1 &&
+                        (kind == CommKind::kAllReduce || kind == CommKind::kReduceScatter ||
+                         kind == CommKind::kAllGather) &&
+                        sized->numel() >= kSplitMinElements;
+    if (!splits) {
+      round->status = agree.ok() ? Complete(group, *round) : std::move(agree);
+      round->done = true;
+      cv_.notify_all();
+      return round->status;
     }
-    return absent;
-  };
-  IRM_RETURN_IF_ERROR(Wait(lock, rank, std::move(wait)));
-  return round->status;
+    round->split = true;
+    round->results.resize(n);
+    cv_.notify_all();
+  } else {
+    PendingWait wait;
+    wait.kind = kind;
+    wait.ring_id = group.spec.ring_id;
+    wait.site = site;
+    wait.ready = [round] { return round->done || round->split; };
+    wait.waiting_for = [round, ranks = group.spec.ranks] {
+      std::vector<int> absent;
+      for (size_t i = 0; i < ranks.size(); ++i) {
+        if (!round->joined[i]) absent.push_back(ranks[i]);
+      }
+      return absent;
+    };
+    IRM_RETURN_IF_ERROR(Wait(lock, rank, std::move(wait)));
+    if (!round->split) return round->status;
+  }
+  // Every rank of the round computes its share, even when the world aborts meanwhile: a rank
+  // returning early would leave its peers writing into its tensors after it moved on. A share
+  // always ends, so this wait needs no watchdog (the rank counts as busy).
+  const size_t group_rank_index = static_cast<size_t>(group_rank);
+  ComputeShare(lock, *round, group_rank_index);
+  cv_.wait(lock, [&] { return round->done; });
+  if (!round->status.ok()) return round->status;
+  if (kind == CommKind::kReduceScatter || kind == CommKind::kAllGather) {
+    *round->parts[group_rank_index].out = std::move(round->results[group_rank_index]);
+  }
+  return Status::Ok();
 }
 
 namespace {
@@ -318,9 +367,41 @@ void CopyElements(const Tensor& src, int64_t src_begin, Tensor& dst, int64_t dst
                static_cast<size_t>(count) * size);
 }
 
+// Each rank's `in` of a round's contributions, in group order.
+template <typename Contributions>
+std::vector<const Tensor*> Inputs(const Contributions& parts) {
+  std::vector<const Tensor*> ins;
+  for (const auto& c : parts) ins.push_back(c.in);
+  return ins;
+}
+
+// Every rank's `in` concatenated along dim 0 in group order (all-gather).
+Tensor GatherInRankOrder(const std::vector<const Tensor*>& ins) {
+  std::vector<int64_t> shape = ins[0]->shape();
+  shape[0] *= static_cast<int64_t>(ins.size());
+  Tensor gathered = Tensor::ZerosUnchecked(ins[0]->dtype(), shape);
+  const int64_t part = ins[0]->numel();
+  for (size_t i = 0; i < ins.size(); ++i) {
+    CopyElements(*ins[i], 0, gathered, static_cast<int64_t>(i) * part, part);
+  }
+  return gathered;
+}
+
+// Part `index` of the reduce-scatter of `ins`: the reduction in rank order of every rank's part.
+StatusOr<Tensor> ReduceScatterPart(const std::vector<const Tensor*>& ins, ReduceOp op,
+                                   size_t index) {
+  const int64_t n = static_cast<int64_t>(ins.size());
+  std::vector<int64_t> shape = ins[0]->shape();
+  shape[0] /= n;
+  const int64_t part = ins[0]->numel() / n;
+  Tensor out = Tensor::ZerosUnchecked(ins[0]->dtype(), shape);
+  IRM_RETURN_IF_ERROR(ReduceInRankOrder(ins, op, static_cast<int64_t>(index) * part, part, out, 0));
+  return out;
+}
+
 }  // namespace
 
-Status ThreadWorld::Complete(const Group& group, Round& round) {
+Status ThreadWorld::CheckCallsAgree(const Group& group, const Round& round) const {
   const size_t n = round.parts.size();
   const auto tensor_of = [](const Contribution& c) -> const Tensor* {
     return c.in != nullptr ? c.in : c.inout;
@@ -360,7 +441,12 @@ Status ThreadWorld::Complete(const Group& group, Round& round) {
                   fmt::format("mismatched collective calls in process group {}: {}",
                               group.spec.ring_id, fmt::join(calls, "; ")));
   }
+  return Status::Ok();
+}
 
+Status ThreadWorld::Complete(const Group& /*group*/, Round& round) {
+  const size_t n = round.parts.size();
+  const Contribution& first = round.parts[0];
   switch (first.kind) {
     case CommKind::kBarrier:
       return Status::Ok();
@@ -384,29 +470,17 @@ Status ThreadWorld::Complete(const Group& group, Round& round) {
       return Status::Ok();
     }
     case CommKind::kAllGather: {
-      std::vector<int64_t> shape = first.in->shape();
-      shape[0] *= static_cast<int64_t>(n);
-      Tensor gathered = Tensor::ZerosUnchecked(first.in->dtype(), shape);
-      const int64_t part = first.in->numel();
-      for (size_t i = 0; i < n; ++i) {
-        CopyElements(*round.parts[i].in, 0, gathered, static_cast<int64_t>(i) * part, part);
-      }
+      Tensor gathered = GatherInRankOrder(Inputs(round.parts));
       for (size_t i = 0; i < n; ++i) {
         *round.parts[i].out = i + 1 == n ? std::move(gathered) : gathered.Clone();
       }
       return Status::Ok();
     }
     case CommKind::kReduceScatter: {
-      std::vector<const Tensor*> inputs;
-      for (const Contribution& c : round.parts) inputs.push_back(c.in);
-      std::vector<int64_t> shape = first.in->shape();
-      shape[0] /= static_cast<int64_t>(n);
-      const int64_t part = first.in->numel() / static_cast<int64_t>(n);
+      const std::vector<const Tensor*> inputs = Inputs(round.parts);
       std::vector<Tensor> results;
       for (size_t i = 0; i < n; ++i) {
-        Tensor out = Tensor::ZerosUnchecked(first.in->dtype(), shape);
-        IRM_RETURN_IF_ERROR(
-            ReduceInRankOrder(inputs, first.reduce, static_cast<int64_t>(i) * part, part, out, 0));
+        IRM_ASSIGN_OR_RETURN(Tensor out, ReduceScatterPart(inputs, first.reduce, i));
         results.push_back(std::move(out));
       }
       // Assigned only once every result is computed: an out may be another rank's in.
@@ -434,31 +508,112 @@ Status ThreadWorld::Complete(const Group& group, Round& round) {
   return Status(StatusCode::kInternal, Location{}, "a point-to-point call in a collective round");
 }
 
+namespace {
+
+// The elements a share works on at a time: every rank's block stays in the core's cache between
+// reducing it and copying the result out.
+constexpr int64_t kShareBlock = 8192;
+
+// The first element of share `g` of `n` over `count` elements.
+int64_t ShareBegin(int64_t count, size_t g, size_t n) {
+  return count * static_cast<int64_t>(g) / static_cast<int64_t>(n);
+}
+
+}  // namespace
+
+void ThreadWorld::ComputeShare(std::unique_lock<std::mutex>& lock, Round& round,
+                               size_t group_rank) {
+  lock.unlock();
+  const size_t n = round.parts.size();
+  const Contribution& first = round.parts[0];
+  Status status;
+  switch (first.kind) {
+    case CommKind::kAllReduce: {
+      // Elements [begin, end) of every rank's inout: reduced in rank order into rank 0's (which
+      // ReduceInRankOrder allows: each element is read everywhere before it is written), then
+      // copied to the others while the block is in cache. The shares are disjoint.
+      std::vector<const Tensor*> inputs;
+      for (const Contribution& c : round.parts) inputs.push_back(c.inout);
+      Tensor& target = *first.inout;
+      const int64_t begin = ShareBegin(target.numel(), group_rank, n);
+      const int64_t end = ShareBegin(target.numel(), group_rank + 1, n);
+      for (int64_t b = begin; b < end && status.ok(); b += kShareBlock) {
+        const int64_t count = std::min(kShareBlock, end - b);
+        status = ReduceInRankOrder(inputs, first.reduce, b, count, target, b);
+        for (size_t r = 1; r < n && status.ok(); ++r) {
+          CopyElements(target, b, *round.parts[r].inout, b, count);
+        }
+      }
+      break;
+    }
+    case CommKind::kReduceScatter: {
+      StatusOr<Tensor> out = ReduceScatterPart(Inputs(round.parts), first.reduce, group_rank);
+      status = out.status();
+      if (out.ok()) round.results[group_rank] = std::move(out).value();
+      break;
+    }
+    case CommKind::kAllGather:
+      round.results[group_rank] = GatherInRankOrder(Inputs(round.parts));
+      break;
+    default:
+      status = Status(StatusCode::kInternal, Location{},
+                      fmt::format("{} is not computed in shares", CommKindName(first.kind)));
+  }
+  lock.lock();
+  if (!status.ok() && round.status.ok()) round.status = std::move(status);
+  if (++round.shares_done == n) {
+    round.done = true;
+    cv_.notify_all();
+  }
+}
+
 // ---- point to point
 // ------------------------------------------------------------------------------
 
 Status ThreadWorld::Send(int group_index, int group_rank, const Tensor& in, int peer,
                          const CallSite& site) {
+  const bool buffered = options_.p2p.mode == schedules::P2pMode::kBuffered;
+  auto message = std::make_shared<Message>();
+  if (buffered) {
+    message->copy = in.Clone();  // outside the lock: the sender's own tensor
+    message->tensor = &message->copy;
+  } else {
+    message->tensor = &in;
+  }
   std::unique_lock<std::mutex> lock(mu_);
   const CommGroup& spec = groups_[static_cast<size_t>(group_index)].spec;
   const int rank = spec.ranks[static_cast<size_t>(group_rank)];
   const int to = spec.ranks[static_cast<size_t>(peer)];
   if (!abort_.ok()) return Aborted(rank);
-  auto message = std::make_shared<Message>();
-  message->tensor = &in;
   message->sender = rank;
   message->site = site;
-  mailboxes_[{spec.ring_id, rank, to}].push_back(message);
+  // std::map keeps the node (and the channel) where it is while other channels come and go.
+  Channel& channel = mailboxes_[{spec.ring_id, rank, to}];
+  message->sequence = channel.sent++;
+  channel.messages.push_back(message);
   cv_.notify_all();
+  // Rendezvous: the receiver took it. Buffered(K): it also counts as delivered while fewer than K
+  // unreceived messages are ahead of it in the channel, itself included.
+  const int64_t depth = buffered ? options_.p2p.depth : 0;
+  const auto delivered = [message, &channel, depth] {
+    return message->taken || message->sequence - channel.taken < depth;
+  };
+  if (buffered && watchdog_.Finished(to)) {
+    // Nobody will ever take it: the rendezvous case is the watchdog's "finished while waiting".
+    channel.messages.pop_back();
+    --channel.sent;
+    return Unreceived(to, {DescribeMessage(*message, spec.ring_id)});
+  }
+  if (delivered()) return Status::Ok();
   PendingWait wait;
   wait.kind = CommKind::kSend;
   wait.ring_id = spec.ring_id;
   wait.peer = to;
   wait.site = site;
-  wait.ready = [message] { return message->taken; };
+  wait.ready = delivered;
   wait.waiting_for = [to] { return std::vector<int>{to}; };
   IRM_RETURN_IF_ERROR(Wait(lock, rank, std::move(wait)));
-  return message->status;
+  return message->taken ? message->status : Status::Ok();
 }
 
 Status ThreadWorld::Recv(int group_index, int group_rank, Tensor* out, int peer,
@@ -468,20 +623,20 @@ Status ThreadWorld::Recv(int group_index, int group_rank, Tensor* out, int peer,
   const int rank = spec.ranks[static_cast<size_t>(group_rank)];
   const int from = spec.ranks[static_cast<size_t>(peer)];
   if (!abort_.ok()) return Aborted(rank);
-  // std::map keeps the node (and the deque) where it is while other mailboxes come and go.
-  std::deque<std::shared_ptr<Message>>& box = mailboxes_[{spec.ring_id, from, rank}];
-  if (box.empty()) {
+  Channel& channel = mailboxes_[{spec.ring_id, from, rank}];
+  if (channel.messages.empty()) {
     PendingWait wait;
     wait.kind = CommKind::kRecv;
     wait.ring_id = spec.ring_id;
     wait.peer = from;
     wait.site = site;
-    wait.ready = [&box] { return !box.empty(); };
+    wait.ready = [&channel] { return !channel.messages.empty(); };
     wait.waiting_for = [from] { return std::vector<int>{from}; };
     IRM_RETURN_IF_ERROR(Wait(lock, rank, std::move(wait)));
   }
-  std::shared_ptr<Message> message = box.front();
-  box.pop_front();
+  std::shared_ptr<Message> message = channel.messages.front();
+  channel.messages.pop_front();
+  ++channel.taken;
   const Tensor& sent = *message->tensor;
   if (out->defined() && (out->dtype() != sent.dtype() || out->shape() != sent.shape())) {
     const std::string name = site.op_type.empty() ? "recv" : site.op_type;
@@ -499,6 +654,38 @@ Status ThreadWorld::Recv(int group_index, int group_rank, Tensor* out, int peer,
   message->taken = true;
   cv_.notify_all();
   return message->status;
+}
+
+std::string ThreadWorld::DescribeMessage(const Message& message, int ring_id) {
+  const std::string name = message.site.op_type.empty() ? "send" : message.site.op_type;
+  return fmt::format("{} from rank {} ({})", name, message.sender,
+                     DescribeSite(ring_id, message.site));
+}
+
+Status ThreadWorld::Unreceived(int rank, const std::vector<std::string>& messages) {
+  return Status(
+      StatusCode::kInternal, Location{},
+      fmt::format("rank {} finished without receiving {} buffered message{}: {}", rank,
+                  messages.size(), messages.size() == 1 ? "" : "s", fmt::join(messages, "; ")));
+}
+
+Status ThreadWorld::UnreceivedBy(int rank) const {
+  // Under rendezvous every unreceived message has its sender waiting on it: the watchdog's case.
+  // Under buffered, so has a message beyond its channel's depth; the ones before it are lost.
+  if (options_.p2p.mode != schedules::P2pMode::kBuffered) return Status::Ok();
+  std::vector<std::string> lost;
+  for (const auto& [key, channel] : mailboxes_) {
+    const int ring_id = std::get<0>(key);
+    const int receiver = std::get<2>(key);
+    if (receiver != rank) continue;
+    for (const std::shared_ptr<Message>& message : channel.messages) {
+      if (message->sequence - channel.taken < options_.p2p.depth) {
+        lost.push_back(DescribeMessage(*message, ring_id));
+      }
+    }
+  }
+  if (lost.empty()) return Status::Ok();
+  return Unreceived(rank, lost);
 }
 
 }  // namespace irm::rt

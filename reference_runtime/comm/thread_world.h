@@ -1,12 +1,18 @@
 // ThreadWorld: N ranks as threads of one process, with process groups (ring_id -> global ranks,
 // as a bundle declares them) and one in-process Communicator per (rank, group). It is the
 // reference backend: collectives are rendezvous that reduce every element over the group's ranks
-// in rank order (reduce.h), so results are bitwise reproducible and independent of bucketing;
-// ranks that call different collectives at one point fail with every rank's call named; Send is
-// synchronous (it returns when the peer's Recv takes the message), so two ranks that both send
-// first hang as they would on NCCL — and the watchdog (watchdog.h) reports that at once with what
-// every rank waits for. When one rank fails, the ranks waiting in the world are woken with an
-// error naming it, never left waiting.
+// in rank order (reduce.h), so results are bitwise reproducible and independent of bucketing (the
+// ranks of a reducing collective each compute a share of the elements, outside the world's lock);
+// ranks that call different collectives at one point fail with every rank's call named.
+//
+// Point to point follows the world's p2p model (schedules/p2p_model.h): under rendezvous (the
+// default) Send returns when the peer's Recv takes the message, so two ranks that both send first
+// hang as they would on NCCL once a message outgrows its buffers; under buffered(K) Send copies the
+// message and returns at once while its channel (ring, sender, receiver) holds fewer than K
+// unreceived messages, else it waits until the receiver takes one. Either way the watchdog
+// (watchdog.h) reports a hang at once with what every rank waits for, and a rank that finishes
+// with buffered messages it never received fails naming them. When one rank fails, the ranks
+// waiting in the world are woken with an error naming it, never left waiting.
 #pragma once
 
 #include <chrono>
@@ -16,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -24,6 +31,7 @@
 #include "reference_runtime/comm/comm_trace.h"
 #include "reference_runtime/comm/communicator.h"
 #include "reference_runtime/comm/watchdog.h"
+#include "schedules/p2p_model.h"
 
 namespace irm::rt {
 
@@ -43,6 +51,9 @@ struct ThreadWorldOptions {
   std::chrono::milliseconds timeout{60000};
   // Record each rank's communication calls (trace()).
   bool trace = false;
+  // When a Send returns: once the receiver takes the message (rendezvous), or at once while its
+  // channel holds fewer than depth unreceived messages (buffered).
+  schedules::P2pModel p2p;
 };
 
 class ThreadWorld {
@@ -79,6 +90,14 @@ class ThreadWorld {
   class GroupComm;
   struct Round;
   struct Message;
+  // The unreceived messages from one rank to another in one group, in send order, and how many
+  // were sent and taken over the run (a message's sequence number minus `taken` is how many
+  // unreceived messages are ahead of it).
+  struct Channel {
+    std::deque<std::shared_ptr<Message>> messages;
+    int64_t sent = 0;
+    int64_t taken = 0;
+  };
   struct Group {
     CommGroup spec;
     std::vector<int64_t> next_round;  // per group rank: the index of its next collective
@@ -111,6 +130,18 @@ class ThreadWorld {
   // Completes a round every rank has joined: checks the calls agree, then computes each rank's
   // result (the status every rank of the round returns).
   Status Complete(const Group& group, Round& round);
+  // kInvalid naming every rank's call when the calls of a full round disagree.
+  Status CheckCallsAgree(const Group& group, const Round& round) const;
+  // A rank's share of a split round (Round::split): its part of the elements, computed outside
+  // the lock; the last rank to finish its share marks the round done.
+  void ComputeShare(std::unique_lock<std::mutex>& lock, Round& round, size_t group_rank);
+  // With mu_ held, as `rank` finishes: kInternal naming the buffered messages to it that it never
+  // received (OK when none).
+  Status UnreceivedBy(int rank) const;
+  // "send_v2 from rank 0 (ring 0, job forward, ...)".
+  static std::string DescribeMessage(const Message& message, int ring_id);
+  // kInternal: "rank 1 finished without receiving 2 buffered messages: ...".
+  static Status Unreceived(int rank, const std::vector<std::string>& messages);
 
   const int world_size_;
   const ThreadWorldOptions options_;
@@ -123,8 +154,8 @@ class ThreadWorld {
   std::condition_variable cv_;
   Status abort_;  // guarded by mu_; OK while the run goes on
   Watchdog watchdog_;
-  // (ring_id, sender, receiver) in global ranks -> messages in send order.
-  std::map<std::tuple<int, int, int>, std::deque<std::shared_ptr<Message>>> mailboxes_;
+  // (ring_id, sender, receiver) in global ranks -> the channel's unreceived messages.
+  std::map<std::tuple<int, int, int>, Channel> mailboxes_;
   std::vector<bool> woken_;  // per rank: a call of it returned the abort status
   std::vector<Status> statuses_;
 };

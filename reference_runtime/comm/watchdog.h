@@ -39,6 +39,9 @@ class Watchdog {
   void Block(int rank, PendingWait wait);
   void Unblock(int rank);
   void Finish(int rank);
+  bool Finished(int rank) const {
+    return ranks_[static_cast<size_t>(rank)].state == State::kFinished;
+  }
 
   // OK, or the hang (kInternal): "hang: rank 1 finished while rank 0 waits in recv_v2 from rank 1
   // (ring 0, op 3)", or "hang: no rank can progress: rank 0 waits in ...; rank 1 waits in ...".
