@@ -29,18 +29,6 @@ std::string JsonString(const std::string& text) {
   return out + "\"";
 }
 
-const char* KindName(StepKind kind) {
-  switch (kind) {
-    case StepKind::kCompute:
-      return "compute";
-    case StepKind::kSend:
-      return "send";
-    case StepKind::kRecv:
-      return "recv";
-  }
-  return "?";
-}
-
 std::string NameOf(const Step& step) {
   return step.label.empty() ? DescribeStep(step) : step.label;
 }
@@ -49,7 +37,7 @@ std::string Args(const Step& step, int index) {
   return fmt::format(
       "{{\"step\":{},\"kind\":\"{}\",\"job\":{},\"micro_batch\":{},\"chunk\":{},\"op\":{},"
       "\"message\":{}}}",
-      index, KindName(step.kind), JsonString(step.job), step.micro_batch, step.chunk,
+      index, StepKindName(step.kind), JsonString(step.job), step.micro_batch, step.chunk,
       JsonString(step.op), JsonString(step.message));
 }
 
@@ -84,7 +72,8 @@ std::string ScheduleTraceJson(const CommProgram& program, const SimResult& resul
         events.push_back(fmt::format(
             "{{\"name\":{},\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":0,\"ts\":{},\"dur\":{},"
             "\"args\":{}}}",
-            JsonString(NameOf(step)), KindName(step.kind), rank, t, end - t, Args(step, index)));
+            JsonString(NameOf(step)), StepKindName(step.kind), rank, t, end - t,
+            Args(step, index)));
         if (step.kind == StepKind::kSend)
           sends[step.channel].push_back({rank, static_cast<int>(t)});
         if (step.kind == StepKind::kRecv)

@@ -11,18 +11,6 @@
 namespace irm::schedules {
 namespace {
 
-const char* KindWord(StepKind kind) {
-  switch (kind) {
-    case StepKind::kCompute:
-      return "compute";
-    case StepKind::kSend:
-      return "send";
-    case StepKind::kRecv:
-      return "recv";
-  }
-  return "?";
-}
-
 Location StepLocation(int rank, size_t index) {
   return Location{}.With(fmt::format("rank {}, step {}", rank, index));
 }
@@ -322,10 +310,22 @@ const char* SimOutcomeName(SimOutcome outcome) {
   return "?";
 }
 
+const char* StepKindName(StepKind kind) {
+  switch (kind) {
+    case StepKind::kCompute:
+      return "compute";
+    case StepKind::kSend:
+      return "send";
+    case StepKind::kRecv:
+      return "recv";
+  }
+  return "?";
+}
+
 std::string DescribeStep(const Step& step) {
   std::string what = step.message;
   if (step.kind != StepKind::kCompute && step.channel.group != 0) {
-    what += fmt::format("{}group {}", what.empty() ? "" : ", ", step.channel.group);
+    what += fmt::format("{}ring {}", what.empty() ? "" : ", ", step.channel.group);
   }
   std::string where = step.job.empty() ? step.label : step.job;
   const auto add = [&](const std::string& part) { where += where.empty() ? part : ", " + part; };
@@ -334,8 +334,8 @@ std::string DescribeStep(const Step& step) {
   if (!step.op.empty()) add(step.op);
   std::string inside = what;
   if (!where.empty()) inside += (inside.empty() ? "" : "; ") + where;
-  if (inside.empty()) return KindWord(step.kind);
-  return fmt::format("{} ({})", KindWord(step.kind), inside);
+  if (inside.empty()) return StepKindName(step.kind);
+  return fmt::format("{} ({})", StepKindName(step.kind), inside);
 }
 
 StatusOr<SimResult> Simulate(const CommProgram& program, const P2pModel& model) {

@@ -91,9 +91,12 @@ StatusOr<std::optional<int>> MinBufferDepth(const CommProgram& program);
 // "0", "3", "never".
 std::string BufferDepthName(const std::optional<int>& depth);
 
+// "compute", "send", "recv".
+const char* StepKindName(StepKind kind);
+
 // How reports name a step: "send (activation stage 0 -> 1, micro-batch 1; forward, micro-batch 1,
-// chunk 0, op send_v2 #7)" — the kind, the message and group, then where it comes from (the job,
-// or the label when there is no job).
+// chunk 0, op send_v2 #7)" — the kind, the message and ring (process group), then where it comes
+// from (the job, or the label when there is no job).
 std::string DescribeStep(const Step& step);
 
 }  // namespace irm::schedules

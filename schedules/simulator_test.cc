@@ -244,7 +244,7 @@ TEST(SimulatorTest, DescribeStepNamesGroupChunkAndOp) {
   step.channel.group = 7;
   step.chunk = 1;
   step.op = "recv_v2 #12";
-  EXPECT_EQ(DescribeStep(step), "recv (x, group 7; backward, micro-batch 4, chunk 1, recv_v2 #12)");
+  EXPECT_EQ(DescribeStep(step), "recv (x, ring 7; backward, micro-batch 4, chunk 1, recv_v2 #12)");
   Step bare;
   bare.kind = StepKind::kSend;
   EXPECT_EQ(DescribeStep(bare), "send");

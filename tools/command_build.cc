@@ -2,10 +2,13 @@
 // graph writes them: forward, append_backward, optimizer, feed and fetch ops) written as a
 // single-rank bundle (docs/bundle.md) whose rank runs its main program once per step.
 // `ir-migrate build corpus`: the parity corpus's distributed bundles (diff_tests/corpus).
+// The output folder must be new or empty, and appears only once complete (common/staged_folder.h):
+// a failed or interrupted build leaves nothing behind.
 #include <fmt/format.h>
 
 #include <filesystem>
 
+#include "common/staged_folder.h"
 #include "diff_tests/corpus/corpus.h"
 #include "oldir/bundle.h"
 #include "oldir/models/training.h"
@@ -22,7 +25,28 @@ struct BuildResult {
   int64_t main_ops = 0;
 };
 
-StatusOr<BuildResult> Build(const BuildCommand& command, oldir::models::ModelPrograms* model) {
+// Refuses an output that exists and is not an empty folder, as translate does: writing over an
+// existing bundle would mix its files with the new ones.
+Status CheckOutputFolder(const std::string& dir) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(dir, ec);
+  if (!std::filesystem::exists(st)) return Status::Ok();
+  if (!std::filesystem::is_directory(st)) {
+    return Status(StatusCode::kInvalidArgument, Location::File(dir),
+                  "the output bundle must be a directory, this is a file");
+  }
+  if (!std::filesystem::is_empty(dir, ec) || ec) {
+    Status status(StatusCode::kInvalidArgument, Location::File(dir),
+                  "the output directory is not empty");
+    status.AddNote("build writes a fresh bundle: remove the directory or name another");
+    return status;
+  }
+  return Status::Ok();
+}
+
+// Writes the bundle into `dir` (the staging folder).
+StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
+                            oldir::models::ModelPrograms* model) {
   if (command.model == BuildCommand::Model::kMlp) {
     IRM_RETURN_IF_ERROR(oldir::models::BuildMlp(command.mlp, model));
   } else {
@@ -53,10 +77,10 @@ StatusOr<BuildResult> Build(const BuildCommand& command, oldir::models::ModelPro
   const oldir::Program startup = model->startup.Build();
   std::map<std::string, oldir::Program> programs;
   programs.emplace("main", model->main.Build());
-  IRM_ASSIGN_OR_RETURN(oldir::BundleRank rank, oldir::WriteLegacyRankPrograms(
-                                                   command.output, 0, startup, programs, options));
+  IRM_ASSIGN_OR_RETURN(oldir::BundleRank rank,
+                       oldir::WriteLegacyRankPrograms(dir, 0, startup, programs, options));
   bundle.ranks.push_back(std::move(rank));
-  IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, command.output));
+  IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, dir));
   return BuildResult{startup.num_ops(), programs.at("main").num_ops()};
 }
 
@@ -64,26 +88,38 @@ StatusOr<BuildResult> Build(const BuildCommand& command, oldir::models::ModelPro
 int BuildCorpus(const BuildCommand& command, std::ostream& out, std::ostream& err) {
   StatusOr<std::vector<corpus::BundleCase>> cases = corpus::StandardCases();
   if (!cases.ok()) return Fail(cases.status(), err);
+  StatusOr<StagedFolder> staged = StagedFolder::Begin(command.output);
+  if (!staged.ok()) return Fail(staged.status(), err);
+  // The lines name the final folders, so they are printed once those exist.
+  std::string lines;
   for (const corpus::BundleCase& c : *cases) {
-    const std::string dir = (std::filesystem::path(command.output) / c.name).string();
+    const std::string dir = (std::filesystem::path(staged->path()) / c.name).string();
     const Status written = corpus::WriteBundleCase(c, dir, command.text_copies);
-    if (!written.ok()) return Fail(written, err);
-    out << fmt::format("{}: {} ranks: {}\n", dir, c.ranks.size(), c.description);
+    if (!written.ok()) return Fail(staged->Relocate(written), err);
+    lines +=
+        fmt::format("{}: {} ranks: {}\n", (std::filesystem::path(command.output) / c.name).string(),
+                    c.ranks.size(), c.description);
   }
+  if (const Status committed = staged->Commit(); !committed.ok()) return Fail(committed, err);
+  out << lines;
   return kExitOk;
 }
 
 }  // namespace
 
 int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) {
-  if (command.model == BuildCommand::Model::kCorpus) return BuildCorpus(command, out, err);
-  if (command.steps < 1) {
+  if (command.model != BuildCommand::Model::kCorpus && command.steps < 1) {
     return Fail(Status(StatusCode::kInvalidArgument, Location{}, "--steps must be at least 1"),
                 err);
   }
+  if (const Status fresh = CheckOutputFolder(command.output); !fresh.ok()) return Fail(fresh, err);
+  if (command.model == BuildCommand::Model::kCorpus) return BuildCorpus(command, out, err);
   oldir::models::ModelPrograms model;
-  StatusOr<BuildResult> built = Build(command, &model);
-  if (!built.ok()) return Fail(built.status(), err);
+  StatusOr<StagedFolder> staged = StagedFolder::Begin(command.output);
+  if (!staged.ok()) return Fail(staged.status(), err);
+  StatusOr<BuildResult> built = Build(command, staged->path(), &model);
+  if (!built.ok()) return Fail(staged->Relocate(built.status()), err);
+  if (const Status committed = staged->Commit(); !committed.ok()) return Fail(committed, err);
   out << fmt::format("{}: wrote a single-rank bundle: startup {} ops, main {} ops, loss '{}'\n",
                      command.output, built->startup_ops, built->main_ops, model.loss);
   return kExitOk;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/file_io.h"
+#include "newir/nesting.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -46,6 +47,11 @@ int ConvertNewIr(const ConvertCommand& command, std::string_view input, const st
   StatusOr<newir::Program> program =
       newir::ParseProgramFile(input, file, ToNewIrFormat(from), command.newir.ToReadOptions());
   if (!program.ok()) return Fail(program.status(), err);
+  // Nothing is written, to a file or to standard output, that the readers would refuse (they
+  // refuse such a program on input too; the check keeps the rule in one place for writers).
+  const Status nesting = newir::CheckRegionNesting(
+      *program, command.output == "-" ? std::string("<stdout>") : command.output);
+  if (!nesting.ok()) return Fail(nesting, err);
   return Emit(
       newir::SerializeProgramFile(*program, ToNewIrFormat(to), command.newir.ToPrintOptions()),
       command.output, out, err);

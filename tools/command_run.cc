@@ -1,12 +1,13 @@
 // `ir-migrate run`: runs a program — legacy or new IR, told apart by content — or one rank of a
 // bundle (or, with --ranks, every rank of it at once: as threads on the thread or the Gloo
-// backend, or as one process per rank on Gloo) on the reference runtime: the
-// startup program once, then N steps of the main program (a
-// bundle rank: of its plan's jobs over micro-batches, bundle_run.h; or of its main program),
-// with feeds from .npy files or drawn at random from the seed; prints each step's fetches (one
-// line per tensor: dtype, shape, a few values, min/max/mean and a hash of the bytes, so two runs
-// can be compared at a glance), or JSON; optionally saves every persistable var afterwards as a
-// .pdiparams file (sorted by name, as Paddle's save_combine).
+// backend, or as one process per rank on Gloo; sends under the --p2p model) on the reference
+// runtime: the startup program once, then N steps of the main program (a bundle rank: of its
+// plan's jobs over micro-batches, bundle_run.h; or of its main program), with feeds from .npy
+// files (each one the program reads) or drawn at random from the seed; prints each step's fetches
+// (one line per tensor: dtype, shape, a few values, min/max/mean and a hash of the bytes, so two
+// runs can be compared at a glance), or JSON; optionally saves every persistable var afterwards as
+// a .pdiparams file (sorted by name, as Paddle's save_combine). A failure exits with the same code
+// for one rank (--rank) as for all (--ranks).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include "reference_runtime/philox.h"
 #include "reference_runtime/program_file.h"
 #include "reference_runtime/run.h"
+#include "schedules/p2p_model.h"
 #ifdef IRM_HAVE_GLOO
 #include "reference_runtime/comm/gloo_world.h"
 #include "tools/gloo_launch.h"
@@ -172,7 +174,8 @@ int RunBundle(const RunCommand& command, rt::FeedMap feeds, std::ostream& out, s
 
 // The world of a --ranks run: unset for the thread backend; Gloo with every rank as a thread, or
 // (a child of --launch processes) this process's one rank.
-StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command) {
+StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command,
+                                            const schedules::P2pModel& p2p) {
   if (command.backend == "thread") {
     if (command.launch != "threads" || command.rank_process >= 0) {
       return Status(StatusCode::kInvalidArgument, Location{},
@@ -187,7 +190,10 @@ StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command) {
 #ifdef IRM_HAVE_GLOO
   rt::GlooWorldOptions options;
   options.timeout = std::chrono::milliseconds(command.timeout_ms);
+  options.p2p = p2p;
   if (command.rank_process >= 0) {
+    // A rank process ends with its launcher, even one killed by SIGKILL.
+    IRM_RETURN_IF_ERROR(TieToLauncher());
     return rt::GlooWorld::ProcessRankFactory(command.rank_process, command.store, options);
   }
   return rt::GlooWorld::ThreadsFactory(options);
@@ -203,7 +209,9 @@ StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command) {
 // by rank, so the output is the same every run.
 int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
                 std::ostream& err) {
-  StatusOr<rt::RankWorldFactory> factory = WorldFactory(command);
+  StatusOr<schedules::P2pModel> p2p = schedules::ParseP2pModel(command.p2p);
+  if (!p2p.ok()) return Fail(p2p.status(), err);
+  StatusOr<rt::RankWorldFactory> factory = WorldFactory(command, *p2p);
   if (!factory.ok()) return Fail(factory.status(), err);
   StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.input);
   if (!bundle.ok()) return Fail(bundle.status(), err);
@@ -229,6 +237,7 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
   }
 #endif
   rt::MultiRankConfig config;
+  config.world.p2p = *p2p;
   std::optional<rt::ChromeTraceRecorder> trace;
   if (!command.trace.empty()) {
     trace.emplace(bundle->world_size);
@@ -244,8 +253,15 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
   config.rank_config.fetch = command.fetch;
   config.rank_config.options.gemm = command.gemm;
   config.make_world = std::move(factory).value();
+  // A rank that fails to load exits as `--rank` does for it (a program whose check fails: 1), not
+  // as a failure while running.
+  bool loaded = false;
+  config.on_loaded = [&loaded] { loaded = true; };
   StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(command.input, config);
-  if (!ran.ok()) return FailRun(Status(ran.status()).InFile(command.input), err);
+  if (!ran.ok()) {
+    const Status failed = Status(ran.status()).InFile(command.input);
+    return loaded ? FailRun(failed, err) : Fail(failed, err);
+  }
 
   if (trace.has_value()) {
     std::vector<const rt::CommTrace*> comm;
@@ -274,6 +290,10 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
 }  // namespace
 
 int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
+  // Checked up front, so that a bad value is bad usage whatever else the command asks.
+  if (StatusOr<schedules::P2pModel> p2p = schedules::ParseP2pModel(command.p2p); !p2p.ok()) {
+    return Fail(p2p.status(), err);
+  }
   StatusOr<rt::FeedMap> feeds = ReadFeeds(command.feeds);
   if (!feeds.ok()) return Fail(feeds.status(), err);
   std::error_code ec;

@@ -1,6 +1,7 @@
 // `ir-migrate translate`: a legacy program to a new-IR program (PIR text or JSON by the output's
 // extension or --to), verified before it is written. Unknown op types fail the translation, all
-// of them listed, unless --allow-unregistered keeps them as opaque ops; --coverage prints the
+// of them listed, unless --allow-unregistered keeps them as opaque ops; a program the legacy
+// validator rejects is not translated (exit 1, with its findings); --coverage prints the
 // per-op-type table on stderr. A directory is translated as a bundle (docs/bundle.md): every
 // program of every rank, into a new pir bundle directory, one progress line per program.
 #include <fmt/format.h>
@@ -8,7 +9,9 @@
 #include <filesystem>
 
 #include "common/file_io.h"
+#include "newir/nesting.h"
 #include "newir/verifier.h"
+#include "oldir/validator.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 #include "translator/bundle_translate.h"
@@ -83,6 +86,26 @@ int RunTranslate(const TranslateCommand& command, std::ostream& out, std::ostrea
   StatusOr<oldir::Program> legacy = oldir::ParseProgram(
       *input, file, command.from ? std::optional(ToLegacyFormat(*command.from)) : std::nullopt);
   if (!legacy.ok()) return Fail(legacy.status(), err);
+  // A program `validate` rejects is not translated: the translator assumes what the validator
+  // checks (declared vars, slots and attributes, sub-blocks that nest), and its own error for a
+  // broken program would name a symptom, not the cause. One difference: a declared var the
+  // program reads before writing it is an input of the translation (a pd_op.data), so every
+  // declared name counts as fed, as `validate --feed NAME` would take it. Unknown op types are
+  // not validation errors, so --allow-unregistered keeps its meaning: the translator decides
+  // what to do with them.
+  oldir::ValidateOptions validate;
+  validate.file = file;
+  for (const oldir::proto::BlockDesc& block : legacy->desc().blocks()) {
+    for (const oldir::proto::VarDesc& var : block.vars()) validate.extra_feeds.insert(var.name());
+  }
+  const Diagnostics findings = oldir::ValidateProgram(*legacy, validate);
+  if (findings.HasErrors()) {
+    err << findings.Render();
+    return Fail(Status(StatusCode::kInvalid, Location::File(file),
+                       fmt::format("not translated: the program does not validate ({})",
+                                   Plural(findings.CountOf(Severity::kError), "error"))),
+                err);
+  }
 
   translator::TranslateOptions options;
   options.file = file;
@@ -93,20 +116,25 @@ int RunTranslate(const TranslateCommand& command, std::ostream& out, std::ostrea
   err << t->notes.Render();
   if (command.coverage) err << t->coverage.ToText();
 
-  const Diagnostics findings = newir::VerifyProgramAll(
+  const Diagnostics verified = newir::VerifyProgramAll(
       t->program, {.allow_unregistered = command.newir.allow_unregistered, .file = file});
-  if (findings.HasErrors()) {
+  if (verified.HasErrors()) {
     // The legacy program translated but its translation breaks the new IR's rules: a gap in the
     // translator, reported as such.
-    err << findings.Render();
+    err << verified.Render();
     return Fail(Status(StatusCode::kInternal, Location::File(file),
                        "the translation does not verify (a translator bug)"),
                 err);
   }
+  // Nothing is written, to a file or to standard output, that the new-IR readers would refuse.
+  const Status nesting = newir::CheckRegionNesting(
+      t->program, command.output == "-" ? std::string("<stdout>") : command.output);
+  if (!nesting.ok()) return Fail(nesting, err);
   const std::string bytes =
       newir::SerializeProgramFile(t->program, ToNewIrFormat(*to), command.newir.ToPrintOptions());
   if (command.output == "-") {
     out << bytes;
+    out.flush();
     return kExitOk;
   }
   const Status written = WriteFileAtomically(command.output, bytes);

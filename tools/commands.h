@@ -106,6 +106,7 @@ struct RunCommand {
   std::string trace;               // --ranks: a Chrome trace of the run (Perfetto)
   std::string launch = "threads";  // gloo: the ranks as threads of this process, or processes
   int64_t timeout_ms = 60000;      // gloo: every call's timeout
+  std::string p2p = "rendezvous";  // --ranks: the point-to-point model (schedules::ParseP2pModel)
   // A child of a `--launch processes` run: the rank it hosts (-1: not a child) and the directory
   // of the world's file store.
   int rank_process = -1;

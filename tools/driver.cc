@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "tools/command_schedule.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -76,6 +77,19 @@ void AddGptOptions(CLI::App* app, oldir::models::GptConfig* c) {
   app->add_option("--seq", c->seq, "Sequence length")->capture_default_str();
   app->add_option("--dropout", c->dropout, "Attention dropout probability")->capture_default_str();
   app->add_option("--seed", c->seed, "Program random seed")->capture_default_str();
+}
+
+// Integer options with a lower bound: CLI11's PositiveNumber and NonNegativeNumber would say
+// "Value 0 not in range 2.225074e-308 to 1.797693e+308"; this one says what is wanted. Shown in
+// --help as INT:POSITIVE (min 1) or INT:NONNEGATIVE (min 0).
+CLI::Validator AtLeast(int min) {
+  return CLI::Validator(
+      [min](std::string& input) -> std::string {
+        int64_t value = 0;
+        if (CLI::detail::lexical_cast(input, value) && value >= min) return {};
+        return fmt::format("must be an integer of at least {}, got '{}'", min, input);
+      },
+      min > 0 ? "POSITIVE" : "NONNEGATIVE");
 }
 
 }  // namespace
@@ -219,10 +233,14 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   run_app->add_option("--startup", run.startup,
                       "Startup program run once before the steps (a bundle rank's own by "
                       "default)");
-  run_app->add_option("--rank", run.rank, "The bundle rank to run")->capture_default_str();
-  run_app->add_option("--ranks", run.ranks,
-                      "Run every rank of the bundle at once, as threads communicating through "
-                      "the backend (N must be the bundle's world size)");
+  run_app->add_option("--rank", run.rank, "The bundle rank to run")
+      ->check(AtLeast(0))
+      ->capture_default_str();
+  run_app
+      ->add_option("--ranks", run.ranks,
+                   "Run every rank of the bundle at once, as threads communicating through "
+                   "the backend (N must be the bundle's world size)")
+      ->check(AtLeast(1));
   run_app
       ->add_option("--backend", run.backend,
                    "The communication backend of a --ranks run: thread (in-process, "
@@ -242,13 +260,22 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
       ->add_option("--timeout-ms", run.timeout_ms,
                    "--backend gloo: a call waiting longer than this fails (a hang becomes an "
                    "error)")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeast(1))
+      ->capture_default_str();
+  run_app
+      ->add_option("--p2p", run.p2p,
+                   "With --ranks: when a send returns: rendezvous (once the receiver takes the "
+                   "message; the strict model, the default) or buffered[=K] (at once while its "
+                   "channel holds fewer than K unreceived messages, K = 1 by default)")
       ->capture_default_str();
   // The children of a --launch processes run: one rank each (not for people to call).
   run_app->add_option("--rank-process", run.rank_process)->group("");
   run_app->add_option("--store", run.store)->group("");
-  run_app->add_option("--steps", run.steps, "Training steps (default: the bundle's, else 1)");
-  run_app->add_option("--feed", run.feeds, "A feed for every step: NAME=FILE.npy (repeatable)");
+  run_app->add_option("--steps", run.steps, "Training steps (default: the bundle's, else 1)")
+      ->check(AtLeast(1));
+  run_app->add_option("--feed", run.feeds,
+                      "A feed for every step: NAME=FILE.npy (repeatable; NAME one the program "
+                      "or bundle feeds)");
   run_app->add_flag("--random-feeds", run.random_feeds,
                     "Draw the feeds not given from the seed, anew each step (integer ids below "
                     "the table size they index)");
@@ -257,6 +284,7 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
       "The run's seed: random feeds and random ops without their own seed (default: the "
       "bundle's, else 0)");
   run_app->add_option("--batch-size", run.batch_size, "The -1 dims of random feeds")
+      ->check(AtLeast(1))
       ->capture_default_str();
   run_app->add_option("--fetch", run.fetch,
                       "Fetch these instead of the program's fetch list: fetched names or "
@@ -346,6 +374,70 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   gpt_app->fallthrough();
   corpus_app->fallthrough();
 
+  ScheduleCommand schedule;
+  CLI::App* schedule_app = app.add_subcommand(
+      "schedule",
+      "Pipeline schedules as data: generate Paddle's job lists or PyTorch's action schedules, "
+      "check one for deadlocks under a point-to-point model, lower a compute-only CSV, draw a run");
+  schedule_app->require_subcommand(1);
+  // The options that name a generated schedule.
+  const auto add_generated = [&schedule](CLI::App* sub) {
+    sub->add_option("--mode", schedule.mode,
+                    "Paddle: FThenB, 1F1B, Eager1F1B, VPP, ZBH1, ZBVPP; PyTorch: GPipe, 1F1B, "
+                    "Interleaved1F1B, LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble, DualPipeV "
+                    "(1F1B is Paddle's; pytorch:1F1B is PyTorch's)");
+    sub->add_option("--pp", schedule.pp, "Pipeline stages (ranks)");
+    sub->add_option("--micro-batches", schedule.micro_batches, "Micro-batches per step");
+    sub->add_option_function<int>(
+        "--vpp", [&schedule](int v) { schedule.vpp = v; },
+        "Paddle: model chunks per stage (vpp_degree); PyTorch: stages per rank");
+    sub->add_flag("--split-backward", schedule.split_backward,
+                  "Paddle VPP: split backward into backward_b / backward_w");
+    sub->add_option("--ir", schedule.ir, "Paddle: the legacy pass's list or its PIR twin's")
+        ->check(CLI::IsMember({"legacy", "pir"}))
+        ->capture_default_str();
+  };
+  const auto add_p2p = [&schedule](CLI::App* sub) {
+    sub->add_option("--p2p", schedule.p2p,
+                    "Point-to-point model: rendezvous (a send waits for its receive) or "
+                    "buffered[=K] (a send completes while its channel holds fewer than K)")
+        ->capture_default_str();
+  };
+  CLI::App* generate_app = schedule_app->add_subcommand(
+      "generate", "Print a schedule: Paddle's plan.json per stage, or PyTorch's CSV");
+  add_generated(generate_app);
+  generate_app->add_option_function<int>(
+      "--stage", [&schedule](int s) { schedule.stage = s; }, "Only this stage's plan.json");
+  generate_app->add_option_function<std::string>(
+      "--format", [&schedule](const std::string& f) { schedule.format = f; },
+      "plan (Paddle's job lists, the default for them) or csv (PyTorch's form)");
+  CLI::App* check_app = schedule_app->add_subcommand(
+      "check",
+      "Simulate a schedule (a PyTorch CSV, a bundle's real send/recv order, or --mode ...) "
+      "without running a kernel: exit 0 when it completes, 1 naming the deadlock cycle");
+  check_app->add_option("schedule", schedule.input, "A PyTorch CSV file or a bundle directory");
+  add_generated(check_app);
+  add_p2p(check_app);
+  check_app->add_flag("--json", schedule.json, "Print a JSON report");
+  CLI::App* lower_app = schedule_app->add_subcommand(
+      "lower", "Insert PyTorch's send/recv actions into a compute-only CSV (_add_send_recv)");
+  lower_app->add_option("csv", schedule.input, "A compute-only PyTorch CSV")->required();
+  CLI::App* draw_app = schedule_app->add_subcommand(
+      "draw", "Draw a simulated run as an ASCII grid or a Chrome trace (Perfetto)");
+  draw_app->add_option("schedule", schedule.input, "A PyTorch CSV file or a bundle directory");
+  add_generated(draw_app);
+  add_p2p(draw_app);
+  draw_app->add_flag("--grid", schedule.grid, "Ranks across, ticks down");
+  draw_app->add_flag("--chrome", schedule.chrome, "Chrome trace JSON");
+  for (CLI::App* sub : {generate_app, check_app, lower_app, draw_app}) {
+    sub->add_option("-o,--output", schedule.output, "Write here (atomically) instead of stdout");
+  }
+  for (CLI::App* sub : {check_app, lower_app, draw_app}) {
+    sub->add_flag("!--no-merge-bw", schedule.merge_bw,
+                  "Lowering a compute-only CSV: keep an I and its W apart instead of merging them "
+                  "into one B first (PyTorch's _merge_bw)");
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -362,6 +454,12 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   if (translate_app->parsed()) return RunTranslate(translate, out, err);
   if (run_app->parsed()) return RunRun(run, out, err);
   if (parity_app->parsed()) return RunParity(parity, out, err);
+  if (schedule_app->parsed()) {
+    for (CLI::App* sub : {generate_app, check_app, lower_app, draw_app}) {
+      if (sub->parsed()) schedule.action = sub->get_name();
+    }
+    return RunSchedule(schedule, out, err);
+  }
   if (build_app->parsed()) {
     build.model = gpt_app->parsed()      ? BuildCommand::Model::kGpt
                   : corpus_app->parsed() ? BuildCommand::Model::kCorpus

@@ -5,11 +5,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +25,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/temp_paths.h"
 #include "reference_runtime/kernel.h"
 #include "tools/exit_code.h"
 
@@ -31,6 +35,46 @@ namespace irm::tools {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The environment variable that tells a rank process its launcher's pid.
+constexpr char kLauncherPidVariable[] = "IRM_GLOO_LAUNCHER_PID";
+
+// The signals the launcher forwards, and the first one it got (0: none).
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
+volatile std::sig_atomic_t received_signal = 0;
+
+void RecordSignal(int signal) {
+  if (received_signal == 0) received_signal = signal;
+}
+
+// Installs RecordSignal for the forwarded signals (not for one the program ignores) while alive,
+// and puts the previous handlers back.
+class ForwardSignals {
+ public:
+  ForwardSignals() {
+    received_signal = 0;
+    for (size_t i = 0; i < std::size(kForwarded); ++i) {
+      struct sigaction action {};
+      action.sa_handler = RecordSignal;
+      sigemptyset(&action.sa_mask);
+      if (sigaction(kForwarded[i], nullptr, &previous_[i]) == 0 &&
+          previous_[i].sa_handler != SIG_IGN) {
+        installed_[i] = sigaction(kForwarded[i], &action, nullptr) == 0;
+      }
+    }
+  }
+  ~ForwardSignals() {
+    for (size_t i = 0; i < std::size(kForwarded); ++i) {
+      if (installed_[i]) sigaction(kForwarded[i], &previous_[i], nullptr);
+    }
+  }
+  ForwardSignals(const ForwardSignals&) = delete;
+  ForwardSignals& operator=(const ForwardSignals&) = delete;
+
+ private:
+  struct sigaction previous_[std::size(kForwarded)]{};
+  bool installed_[std::size(kForwarded)] = {};
+};
 
 // The child's command line: the parent's run options, one rank, the world's store.
 std::vector<std::string> ChildArguments(const std::string& exe, const RunCommand& command, int rank,
@@ -50,6 +94,8 @@ std::vector<std::string> ChildArguments(const std::string& exe, const RunCommand
                                    store,
                                    "--timeout-ms",
                                    std::to_string(command.timeout_ms),
+                                   "--p2p",
+                                   command.p2p,
                                    "--batch-size",
                                    std::to_string(command.batch_size),
                                    "--gemm",
@@ -130,13 +176,23 @@ Status Spawn(const std::vector<std::string>& args, Child& child) {
   std::vector<char*> argv;
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
+  // This environment, and the launcher's pid for TieToLauncher.
+  const std::string launcher = fmt::format("{}={}", kLauncherPidVariable, ::getpid());
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, kLauncherPidVariable, std::strlen(kLauncherPidVariable)) != 0) {
+      envp.push_back(*e);
+    }
+  }
+  envp.push_back(const_cast<char*>(launcher.c_str()));
+  envp.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, child.out.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, child.err.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int error = posix_spawn(&child.pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int error = posix_spawn(&child.pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (error != 0) {
     return Status(StatusCode::kInternal, Location{},
@@ -153,7 +209,43 @@ void Reap(Child& child, int options) {
   child.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// After a forwarded signal: every child gets it, and SIGKILL if it is still alive after a grace
+// period; all are reaped.
+void StopChildren(std::vector<Child>& children, int signal) {
+  for (Child& child : children) {
+    if (child.running) ::kill(child.pid, signal);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  for (Child& child : children) {
+    while (child.running && std::chrono::steady_clock::now() < deadline) {
+      Reap(child, WNOHANG);
+      if (child.running) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (child.running) {
+      ::kill(child.pid, SIGKILL);
+      Reap(child, 0);
+    }
+  }
+}
+
 }  // namespace
+
+Status TieToLauncher() {
+  const char* value = std::getenv(kLauncherPidVariable);
+  if (value == nullptr) return Status::Ok();
+  const long launcher = std::strtol(value, nullptr, 10);
+  if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
+    return Status(
+        StatusCode::kInternal, Location{},
+        fmt::format("cannot tie this rank process to its launcher: {}", std::strerror(errno)));
+  }
+  // The launcher may have died before the call above: then this process has another parent.
+  if (::getppid() != static_cast<pid_t>(launcher)) {
+    return Status(StatusCode::kInternal, Location{},
+                  fmt::format("the launcher (process {}) has gone", launcher));
+  }
+  return Status::Ok();
+}
 
 int LaunchGlooProcesses(const RunCommand& command, std::ostream& out, std::ostream& err) {
   std::error_code ec;
@@ -167,6 +259,9 @@ int LaunchGlooProcesses(const RunCommand& command, std::ostream& out, std::ostre
                        fmt::format("irm_gloo_run_{}_{}", ::getpid(),
                                    std::chrono::steady_clock::now().time_since_epoch().count());
   const fs::path store = dir / "store";
+  // Registered (for the paths' own signal handlers, should ours not run first) and removed below.
+  TempPathGuard guard(dir.string(), TempKind::kFolder);
+  ForwardSignals forward;
   fs::create_directories(store, ec);
   if (ec) {
     err << fmt::format("{}: error: cannot create the rank processes' directory: {}\n", dir.string(),
@@ -192,6 +287,21 @@ int LaunchGlooProcesses(const RunCommand& command, std::ostream& out, std::ostre
     return std::any_of(children.begin(), children.end(), [](const Child& c) { return c.running; });
   };
   while (running()) {
+    if (received_signal != 0) {
+      // Interrupted: the rank processes go first, then this folder and the process's other
+      // temporaries, then this process, of the same signal.
+      const int signal = received_signal;
+      StopChildren(children, signal);
+      fs::remove_all(dir, ec);
+      guard.Release();
+      RemoveRegisteredTempPaths();
+      struct sigaction default_action {};
+      default_action.sa_handler = SIG_DFL;
+      sigemptyset(&default_action.sa_mask);
+      sigaction(signal, &default_action, nullptr);
+      ::raise(signal);
+      return 128 + signal;  // not reached: the signal ends the process
+    }
     for (Child& child : children) {
       if (child.running) Reap(child, WNOHANG);
       if (!child.running && child.pid > 0 && child.exit_code != 0 && !deadline.has_value()) {
@@ -236,6 +346,7 @@ int LaunchGlooProcesses(const RunCommand& command, std::ostream& out, std::ostre
     }
   }
   fs::remove_all(dir, ec);
+  guard.Release();
   return code;
 }
 

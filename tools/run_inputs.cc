@@ -16,10 +16,15 @@ StatusOr<rt::FeedMap> ReadFeeds(const std::vector<std::string>& feeds) {
       return Status(StatusCode::kInvalidArgument, Location{},
                     fmt::format("--feed '{}' is not NAME=FILE.npy", feed));
     }
+    const std::string name = feed.substr(0, eq);
+    if (map.contains(name)) {
+      return Status(StatusCode::kInvalidArgument, Location{},
+                    fmt::format("--feed {} is given twice", name));
+    }
     IRM_ASSIGN_OR_RETURN(const HostTensor host, LoadNpy(feed.substr(eq + 1)));
     StatusOr<rt::Tensor> t = rt::Tensor::FromHost(host);
     if (!t.ok()) return Status(t.status()).InFile(feed.substr(eq + 1));
-    map[feed.substr(0, eq)] = std::move(t).value();
+    map[name] = std::move(t).value();
   }
   return map;
 }

@@ -11,8 +11,9 @@
 
 namespace irm::tools {
 
-// Each `NAME=FILE.npy` read into a tensor under NAME. kInvalidArgument for a malformed option;
-// the .npy reader's errors, located at the file.
+// Each `NAME=FILE.npy` read into a tensor under NAME. kInvalidArgument for a malformed option and
+// for a NAME given twice; the .npy reader's errors, located at the file. Whether the program feeds
+// NAME is the run's check (rt::CheckFeedNames).
 StatusOr<rt::FeedMap> ReadFeeds(const std::vector<std::string>& feeds);
 
 // Prints a run's failure and returns its exit code: a kernel refusing what the program computed

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
+#include "common/json_depth.h"
 
 namespace irm::deadcode {
 
@@ -108,6 +109,7 @@ bool ValidRuleSide(const std::string& side, bool has_stem) {
 
 StatusOr<DeadcodeConfig> LoadConfig(const std::string& path) {
   IRM_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  IRM_RETURN_IF_ERROR(CheckJsonDepth(text, path, kMaxSmallJsonDepth));
   nlohmann::json root = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) {
     return Status(StatusCode::kParseError, Location::File(path), "config: not valid JSON");

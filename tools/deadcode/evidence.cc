@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/file_io.h"
+#include "common/json_depth.h"
 #include "tools/deadcode/json_read.h"
 
 namespace irm::deadcode {
@@ -109,6 +110,11 @@ std::string ParityProblem(const std::string& manifest_dir, const std::string& re
   if (!text.ok()) {
     return fmt::format("cannot read the parity report '{}' ({})", ref, text.status().message());
   }
+  // A parity report nests a few levels; a deeper one is not one (and would recurse deeply).
+  if (FindJsonTooDeep(*text, kMaxSmallJsonDepth)) {
+    return fmt::format("the parity report '{}' nests deeper than {} levels", ref,
+                       kMaxSmallJsonDepth);
+  }
   const nlohmann::json report = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (report.is_discarded()) return fmt::format("the parity report '{}' is not JSON", ref);
   if (!report.is_object() ||
@@ -165,6 +171,7 @@ std::vector<Evidence> EvidenceManifest::Lookup(const std::string& legacy,
 
 StatusOr<EvidenceManifest> LoadEvidence(const std::string& path) {
   IRM_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  IRM_RETURN_IF_ERROR(CheckJsonDepth(text, path, kMaxSmallJsonDepth));
   const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     return Status(StatusCode::kParseError, Location::File(path), "evidence: not valid JSON");

@@ -237,5 +237,16 @@ TEST(DeadcodeEvidenceTest, NoManifestMakesTheLoaderThrow) {
   EXPECT_GT(refused, 0);
 }
 
+// A manifest nesting 100,000 levels is refused before it is parsed (nlohmann's copies and
+// comparisons recurse once per level), located at the first bracket past the bound.
+TEST(DeadcodeEvidenceTest, DeeplyNestedManifestIsRefused) {
+  const std::string dir = TempDir("deep");
+  const std::string path = Write(
+      dir, "m.json", "{\"schema\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  StatusOr<EvidenceManifest> manifest = LoadEvidence(path);
+  ASSERT_FALSE(manifest.ok());
+  EXPECT_EQ(manifest.status().ToString(), path + ":1:75: error: JSON nested deeper than 64 levels");
+}
+
 }  // namespace
 }  // namespace irm::deadcode
