@@ -168,8 +168,20 @@ int RunGenerate(const ScheduleCommand& c, std::ostream& out, std::ostream& err) 
       text = sched::WriteActionCsv(PaddleAsActions(g->spec, *stages));
     } else if (c.stage.has_value()) {
       text = plan((*stages)[static_cast<size_t>(*c.stage)]);
+    } else if (c.output != "-") {
+      // Every stage's plan into a bundle folder: OUTPUT/rank<s>/plan.json.
+      for (size_t s = 0; s < stages->size(); ++s) {
+        const std::string dir = oldir::RankDir(c.output, static_cast<int>(s));
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        Status written = ec ? Status(StatusCode::kIoError, Location::File(dir),
+                                     fmt::format("cannot create the folder: {}", ec.message()))
+                            : WriteFileAtomically(dir + "/plan.json", plan((*stages)[s]));
+        if (!written.ok()) return Fail(written, err);
+      }
+      return kExitOk;
     } else {
-      // Every stage's plan.json, each headed by the rank folder it belongs in.
+      // Every stage's plan.json on standard output, each headed by the rank folder it belongs in.
       for (size_t s = 0; s < stages->size(); ++s) {
         text += fmt::format("{}// rank{}/plan.json\n{}", s == 0 ? "" : "\n", s, plan((*stages)[s]));
       }

@@ -31,6 +31,8 @@ struct ScheduleCommand {
   bool json = false;               // check: a JSON report
   bool grid = false;               // draw
   bool chrome = false;             // draw
+  // "-": standard output. generate of a Paddle mode without --stage: a bundle folder, which gets
+  // rank<s>/plan.json for every stage.
   std::string output = "-";
 };
 

@@ -430,7 +430,11 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   draw_app->add_flag("--grid", schedule.grid, "Ranks across, ticks down");
   draw_app->add_flag("--chrome", schedule.chrome, "Chrome trace JSON");
   for (CLI::App* sub : {generate_app, check_app, lower_app, draw_app}) {
-    sub->add_option("-o,--output", schedule.output, "Write here (atomically) instead of stdout");
+    sub->add_option("-o,--output", schedule.output,
+                    sub == generate_app
+                        ? "Write here (atomically) instead of stdout; a Paddle mode without "
+                          "--stage: a bundle folder that gets every rank<s>/plan.json"
+                        : "Write here (atomically) instead of stdout");
   }
   for (CLI::App* sub : {check_app, lower_app, draw_app}) {
     sub->add_flag("!--no-merge-bw", schedule.merge_bw,
