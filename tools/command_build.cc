@@ -1,6 +1,7 @@
 // `ir-migrate build mlp|gpt`: a model-zoo training program (startup + main, as Paddle's static
 // graph writes them: forward, append_backward, optimizer, feed and fetch ops) written as a
-// single-rank bundle (docs/bundle.md) whose rank runs its main program once per step.
+// single-rank bundle (docs/bundle.md) whose rank runs its main program once per step; with
+// `--strategy`, the per-rank programs the legacy passes (oldir/passes/) make of it.
 // `ir-migrate build corpus`: the parity corpus's distributed bundles (diff_tests/corpus).
 // The output folder must be new or empty, and appears only once complete (common/staged_folder.h):
 // a failed or interrupted build leaves nothing behind.
@@ -13,14 +14,17 @@
 #include "oldir/bundle.h"
 #include "oldir/models/training.h"
 #include "oldir/params_io.h"
+#include "oldir/passes/bundle_output.h"
+#include "oldir/passes/data_parallel.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
 namespace irm::tools {
 namespace {
 
-// Op counts of the written programs, for the summary line.
+// Op counts of the written programs (rank 0's), for the summary line.
 struct BuildResult {
+  int world_size = 1;
   int64_t startup_ops = 0;
   int64_t main_ops = 0;
 };
@@ -54,12 +58,13 @@ StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
   }
   IRM_RETURN_IF_ERROR(oldir::models::AddTraining(model, command.optimizer));
 
+  const char* model_name = command.model == BuildCommand::Model::kMlp ? "mlp" : "gpt";
   oldir::Bundle bundle;
   bundle.world_size = 1;
   bundle.steps = command.steps;
   bundle.seed = model->seed;
   bundle.strategy = {{"kind", "single"},
-                     {"model", command.model == BuildCommand::Model::kMlp ? "mlp" : "gpt"},
+                     {"model", model_name},
                      {"optimizer", oldir::OptimizerKindName(command.optimizer.kind)}};
   for (const oldir::models::FeedSpec& feed : model->feeds) {
     std::optional<DType> dtype = oldir::DTypeFromVarType(feed.dtype);
@@ -75,13 +80,29 @@ StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
   options.text_copies = command.text_copies;
   // Each program is built (copied out of its builder) once: for writing and for the counts.
   const oldir::Program startup = model->startup.Build();
+  const oldir::Program main = model->main.Build();
+  if (!command.strategy.empty()) {
+    IRM_ASSIGN_OR_RETURN(oldir::passes::Strategy strategy,
+                         oldir::passes::ReadStrategyFile(command.strategy));
+    IRM_ASSIGN_OR_RETURN(oldir::passes::DistributedPrograms programs,
+                         oldir::passes::ApplyDataParallel(startup, main, strategy));
+    // The runtime reads dp_degree here to give each replica its rows of the global batch.
+    bundle.strategy = oldir::passes::StrategyToJson(strategy);
+    bundle.strategy["kind"] = strategy.dp_degree > 1 ? "data_parallel" : "single";
+    bundle.strategy["model"] = model_name;
+    bundle.strategy["optimizer"] = oldir::OptimizerKindName(command.optimizer.kind);
+    IRM_RETURN_IF_ERROR(
+        oldir::passes::WriteDistributedBundle(programs, std::move(bundle), dir, options).status());
+    return BuildResult{programs.world_size, programs.ranks[0].startup.num_ops(),
+                       programs.ranks[0].main.num_ops()};
+  }
   std::map<std::string, oldir::Program> programs;
-  programs.emplace("main", model->main.Build());
+  programs.emplace("main", main);
   IRM_ASSIGN_OR_RETURN(oldir::BundleRank rank,
                        oldir::WriteLegacyRankPrograms(dir, 0, startup, programs, options));
   bundle.ranks.push_back(std::move(rank));
   IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, dir));
-  return BuildResult{startup.num_ops(), programs.at("main").num_ops()};
+  return BuildResult{1, startup.num_ops(), main.num_ops()};
 }
 
 // The parity corpus: one bundle per case, OUTPUT/<case>; the cases keep their own steps.
@@ -113,15 +134,28 @@ int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) 
                 err);
   }
   if (const Status fresh = CheckOutputFolder(command.output); !fresh.ok()) return Fail(fresh, err);
-  if (command.model == BuildCommand::Model::kCorpus) return BuildCorpus(command, out, err);
+  if (command.model == BuildCommand::Model::kCorpus) {
+    if (!command.strategy.empty()) {
+      return Fail(Status(StatusCode::kInvalidArgument, Location{},
+                         "--strategy applies to mlp and gpt; the corpus cases carry their own"),
+                  err);
+    }
+    return BuildCorpus(command, out, err);
+  }
   oldir::models::ModelPrograms model;
   StatusOr<StagedFolder> staged = StagedFolder::Begin(command.output);
   if (!staged.ok()) return Fail(staged.status(), err);
   StatusOr<BuildResult> built = Build(command, staged->path(), &model);
   if (!built.ok()) return Fail(staged->Relocate(built.status()), err);
   if (const Status committed = staged->Commit(); !committed.ok()) return Fail(committed, err);
-  out << fmt::format("{}: wrote a single-rank bundle: startup {} ops, main {} ops, loss '{}'\n",
-                     command.output, built->startup_ops, built->main_ops, model.loss);
+  if (built->world_size == 1) {
+    out << fmt::format("{}: wrote a single-rank bundle: startup {} ops, main {} ops, loss '{}'\n",
+                       command.output, built->startup_ops, built->main_ops, model.loss);
+  } else {
+    out << fmt::format(
+        "{}: wrote a {}-rank bundle: startup {} ops, main {} ops per rank, loss '{}'\n",
+        command.output, built->world_size, built->startup_ops, built->main_ops, model.loss);
+  }
   return kExitOk;
 }
 

@@ -92,6 +92,9 @@ struct BuildCommand {
   std::string output;        // the bundle directory
   bool text_copies = false;  // also write .prototxt beside each program
   int steps = 1;
+  // A strategy JSON file (oldir/passes/strategy.h): the serial program becomes its per-rank
+  // programs (world size from the strategy). Empty: the single-rank bundle.
+  std::string strategy;
 };
 int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err);
 

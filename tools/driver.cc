@@ -360,6 +360,9 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   build_app->add_flag("--text", build.text_copies, "Also write .prototxt copies of the programs");
   build_app->add_option("--steps", build.steps, "Training steps the bundle asks for")
       ->capture_default_str();
+  build_app->add_option("--strategy", build.strategy,
+                        "A strategy JSON file (dp_degree, dp_optimization, ...): write the "
+                        "per-rank programs of its distributed run instead of one rank");
   AddOptimizerOptions(build_app, &build.optimizer);
   CLI::App* mlp_app = build_app->add_subcommand("mlp", "Linear layers with an activation");
   AddMlpOptions(mlp_app, &build.mlp);

@@ -1,0 +1,338 @@
+// The legacy gradient-merge pass (oldir/passes/gradient_merge.h) against the serial run: a zoo
+// training program (mlp, gpt with 2 layers; SGD and AdamW) merged over k = 2 and k = 4 steps with
+// avg, run k executor steps on micro-batches b_1..b_k, updates the parameters and the optimizer
+// state as one serial step on the concatenated batch does, from the same initial parameters,
+// within the reordered tier (docs/parity.md); the first k - 1 steps leave them bit for bit as
+// they were. Two rounds run, so that the buffers' reset and the counter's wrap are exercised.
+//
+// The serial loss is the mean over the whole batch; the merged program fetches each micro-batch's
+// mean, and Paddle's tests average those themselves (np.mean of the fetched losses in
+// test/auto_parallel/gradient_merge_pass_unittest.py and test_dist_gradient_merge*): equal in
+// exact arithmetic for micro-batches of equal size.
+//
+// Where the reordered tier fails, an fp64 shadow of the serial run arbitrates (the noise-floor
+// tier of docs/parity.md): gpt's key-projection biases have an exactly zero gradient (softmax
+// ignores what a key bias adds to every score of a row), so their fp32 values in both runs are
+// rounding noise, which AdamW even scales up to learning-rate size. The noise-floor tier's 2x
+// (the merged run's error against the shadow at most twice the serial run's) is a bound on
+// rounding noise in a value; AdamW's second moment holds the *square* of such a gradient, whose
+// noise ratio is the square: where the shadow shows the serial value to be nothing but noise
+// (its error at least half its norm), the factor is squared too. The arbitrated tensors are
+// printed and recorded as the test's `noise_floor` property.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "diff_tests/tensor_compare.h"
+#include "oldir/float64_shadow.h"
+#include "oldir/models/gpt.h"
+#include "oldir/models/mlp.h"
+#include "oldir/models/training.h"
+#include "oldir/passes/gradient_merge.h"
+#include "oldir/validator.h"
+#include "reference_runtime/dtype_visit.h"
+#include "reference_runtime/legacy_executor.h"
+
+namespace irm::diff {
+namespace {
+
+using irm::DType;
+using rt::FeedMap;
+using rt::Scope;
+using rt::Tensor;
+
+constexpr int64_t kMicroBatch = 2;
+constexpr int kRounds = 2;
+
+struct Case {
+  const char* model;  // "mlp" or "gpt"
+  oldir::OptimizerKind optimizer;
+  int k_steps;
+};
+
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  return std::string(info.param.model) + "_" + oldir::OptimizerKindName(info.param.optimizer) +
+         "_k" + std::to_string(info.param.k_steps);
+}
+
+Status BuildTraining(const Case& c, oldir::models::ModelPrograms* model) {
+  if (std::string(c.model) == "mlp") {
+    IRM_RETURN_IF_ERROR(oldir::models::BuildMlp({}, model));
+  } else {
+    oldir::models::GptConfig config;
+    config.layers = 2;
+    config.hidden = 8;
+    config.heads = 2;
+    config.vocab = 11;
+    config.seq = 4;
+    config.dropout = 0.0f;  // no random stream that depends on the batch's shape
+    IRM_RETURN_IF_ERROR(oldir::models::BuildGpt(config, model));
+  }
+  oldir::OptimizerOptions optimizer;
+  optimizer.kind = c.optimizer;
+  optimizer.learning_rate = 0.05f;
+  return oldir::models::AddTraining(model, optimizer);
+}
+
+// A deterministic stream of feed values (a 64-bit LCG), so that every run sees the same batches.
+class Values {
+ public:
+  uint64_t Next() {
+    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
+    return state_ >> 33;
+  }
+  float Uniform() { return static_cast<float>(Next() % 2001) / 1000.0f - 1.0f; }
+
+ private:
+  uint64_t state_ = 20261127;
+};
+
+// A global batch of `rows` rows for every feed the program declares.
+FeedMap GlobalBatch(const std::vector<rt::FeedSpec>& specs, int64_t rows, Values& values) {
+  FeedMap feeds;
+  for (const rt::FeedSpec& spec : specs) {
+    std::vector<int64_t> shape = spec.shape;
+    int64_t numel = 1;
+    for (int64_t& d : shape) {
+      if (d < 0) d = rows;
+      numel *= d;
+    }
+    if (spec.dtype == DType::kInt64) {
+      std::vector<int64_t> v(static_cast<size_t>(numel));
+      const uint64_t bound = spec.index_bound > 0 ? static_cast<uint64_t>(spec.index_bound) : 3;
+      for (int64_t& x : v) x = static_cast<int64_t>(values.Next() % bound);
+      feeds[spec.name] = Tensor::FromVector(v, shape);
+    } else {
+      std::vector<float> v(static_cast<size_t>(numel));
+      for (float& x : v) x = values.Uniform();
+      feeds[spec.name] = Tensor::FromVector(v, shape);
+    }
+  }
+  return feeds;
+}
+
+// Rows [first, first + count) of every feed (the batch dimension is the first).
+FeedMap Rows(const FeedMap& global, int64_t first, int64_t count) {
+  FeedMap part;
+  for (const auto& [name, tensor] : global) {
+    std::vector<int64_t> shape = tensor.shape();
+    const size_t row_bytes = tensor.nbytes() / static_cast<size_t>(shape[0]);
+    shape[0] = count;
+    Tensor rows = Tensor::ZerosUnchecked(tensor.dtype(), shape);
+    std::memcpy(rows.raw(), static_cast<const char*>(tensor.raw()) + first * row_bytes,
+                count * row_bytes);
+    part[name] = std::move(rows);
+  }
+  return part;
+}
+
+bool SameBits(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         (a.nbytes() == 0 || std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0);
+}
+
+float Scalar(const Tensor& t) {
+  float v = 0.0f;
+  std::memcpy(&v, t.raw(), sizeof v);
+  return v;
+}
+
+// The serial program's persistable state (parameters, learning rate, optimizer accumulators):
+// what the merged run must reproduce. Names of the gradient-merge vars never appear here.
+std::map<std::string, Tensor> Snapshot(Scope& scope, const std::vector<std::string>& names) {
+  std::map<std::string, Tensor> copy;
+  for (const std::string& name : names) {
+    const Tensor* t = scope.FindLocal(name);
+    if (t != nullptr && t->defined())
+      copy.emplace(name, t->Clone());  // not a view: kernels write in place
+  }
+  return copy;
+}
+
+// `t` in float64 when it is float32; other tensors as they are (a copy).
+Tensor ToFloat64(const Tensor& t) {
+  if (t.dtype() != DType::kFloat32) return t.Clone();
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = t.data<float>()[i];
+  return Tensor::FromVector(v, t.shape());
+}
+
+FeedMap ToFloat64(const FeedMap& feeds) {
+  FeedMap wide;
+  for (const auto& [name, tensor] : feeds) wide[name] = ToFloat64(tensor);
+  return wide;
+}
+
+// ||a - b|| over the elements, in double (b may be float64, a float32).
+double Distance(const Tensor& a, const Tensor& b) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double d = rt::ElementAsDouble(a, i) - rt::ElementAsDouble(b, i);
+    sum += d * d;
+  }
+  return std::sqrt(sum);
+}
+
+class GradientMergePassTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GradientMergePassTest, KMicroStepsMatchOneSerialStepOfTheGlobalBatch) {
+  const Case c = GetParam();
+  const int k = c.k_steps;
+
+  oldir::models::ModelPrograms serial_model;
+  ASSERT_TRUE(BuildTraining(c, &serial_model).ok());
+  const oldir::Program serial_main = serial_model.main.Build();
+  const oldir::Program serial_startup = serial_model.startup.Build();
+
+  oldir::models::ModelPrograms gm_model;
+  ASSERT_TRUE(BuildTraining(c, &gm_model).ok());
+  oldir::Program gm_main = gm_model.main.Build();
+  oldir::Program gm_startup = gm_model.startup.Build();
+  oldir::passes::GradientMergeOptions options;
+  options.k_steps = k;
+  options.avg = true;
+  const Status applied = oldir::passes::ApplyGradientMerge(gm_main, gm_startup, options);
+  ASSERT_TRUE(applied.ok()) << applied.ToString();
+  const Diagnostics findings = oldir::ValidateProgram(gm_main);
+  ASSERT_FALSE(findings.HasErrors()) << findings.Render();
+
+  oldir::Program shadow_main = serial_main;
+  oldir::PromoteToFloat64(shadow_main);
+
+  rt::ExecutorOptions eo;
+  eo.seed = static_cast<uint64_t>(serial_model.seed);
+  rt::LegacyExecutor serial_init(serial_startup, eo);
+  rt::LegacyExecutor serial_step(serial_main, eo);
+  rt::LegacyExecutor gm_init(gm_startup, eo);
+  rt::LegacyExecutor gm_step(gm_main, eo);
+  rt::LegacyExecutor shadow_step(shadow_main, eo);
+  for (const rt::LegacyExecutor* e :
+       {&serial_init, &serial_step, &gm_init, &gm_step, &shadow_step}) {
+    ASSERT_TRUE(e->plan_status().ok()) << e->plan_status().ToString();
+  }
+
+  Scope serial_scope, gm_scope;
+  ASSERT_TRUE(serial_init.Run(serial_scope, {}).ok());
+  ASSERT_TRUE(gm_init.Run(gm_scope, {}).ok());
+  const std::vector<std::string> state = serial_scope.LocalNames();
+  ASSERT_FALSE(state.empty());
+  // Same initial parameters: the pass adds initialisers after the model's, changing none.
+  for (const auto& [name, tensor] : Snapshot(serial_scope, state)) {
+    ASSERT_NE(gm_scope.FindLocal(name), nullptr) << name;
+    ASSERT_TRUE(SameBits(*gm_scope.FindLocal(name), tensor)) << name;
+  }
+
+  // The shadow starts from the serial run's initial state, widened.
+  Scope shadow_scope;
+  for (const auto& [name, tensor] : Snapshot(serial_scope, state)) {
+    shadow_scope.Set(name, ToFloat64(tensor));
+  }
+
+  Values values;
+  std::set<std::string> arbitrated;
+  const std::vector<rt::FeedSpec> specs = serial_step.FeedSpecs();
+  for (int round = 0; round < kRounds; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round + 1));
+    const FeedMap global = GlobalBatch(specs, kMicroBatch * k, values);
+    StatusOr<std::vector<rt::Fetch>> serial_fetch = serial_step.Run(serial_scope, global);
+    ASSERT_TRUE(serial_fetch.ok()) << serial_fetch.status().ToString();
+    StatusOr<std::vector<rt::Fetch>> shadow_fetch =
+        shadow_step.Run(shadow_scope, ToFloat64(global));
+    ASSERT_TRUE(shadow_fetch.ok()) << shadow_fetch.status().ToString();
+
+    const std::map<std::string, Tensor> before = Snapshot(gm_scope, state);
+    float loss_sum = 0.0f;
+    for (int micro = 0; micro < k; ++micro) {
+      SCOPED_TRACE("micro-step " + std::to_string(micro + 1));
+      StatusOr<std::vector<rt::Fetch>> fetched =
+          gm_step.Run(gm_scope, Rows(global, micro * kMicroBatch, kMicroBatch));
+      ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
+      ASSERT_EQ(fetched->size(), 1u);
+      loss_sum += Scalar((*fetched)[0].tensor);
+      if (micro + 1 == k) break;
+      // Before the k-th step the optimizer has not run: nothing it owns moved.
+      for (const auto& [name, tensor] : before) {
+        EXPECT_TRUE(SameBits(*gm_scope.FindLocal(name), tensor)) << name << " changed early";
+      }
+    }
+
+    // The loss: the mean of the micro-batches' means against the whole batch's mean.
+    const Tensor merged_loss =
+        Tensor::FromVector(std::vector<float>{loss_sum * (1.0f / static_cast<float>(k))},
+                           (*serial_fetch)[0].tensor.shape());
+    const Comparison loss =
+        CompareTensors(merged_loss, (*serial_fetch)[0].tensor, Tier::kReordered);
+    EXPECT_TRUE(loss.pass) << "loss: " << loss.reason;
+
+    // Every parameter and every piece of optimizer state.
+    int moved = 0;
+    for (const auto& [name, tensor] : Snapshot(serial_scope, state)) {
+      const Tensor* merged = gm_scope.FindLocal(name);
+      ASSERT_NE(merged, nullptr) << name;
+      const Comparison cmp = CompareTensors(*merged, tensor, Tier::kReordered);
+      if (!cmp.pass) {
+        const Tensor* shadow = shadow_scope.FindLocal(name);
+        ASSERT_NE(shadow, nullptr) << name;
+        const Comparison floor = CompareTensors(*merged, tensor, Tier::kNoiseFloor, shadow);
+        const double err_serial = Distance(tensor, *shadow);
+        const bool all_noise =
+            err_serial >=
+            0.5 * Distance(tensor, Tensor::ZerosUnchecked(tensor.dtype(), tensor.shape()));
+        const double factor = NoiseFloorFactor(tensor.dtype());
+        const bool pass =
+            floor.pass || (all_noise && Distance(*merged, *shadow) <= factor * factor * err_serial);
+        EXPECT_TRUE(pass) << name << ": " << cmp.reason << "; noise floor: " << floor.reason
+                          << (all_noise ? " (all noise)" : "");
+        arbitrated.insert(name + (floor.pass ? "" : " (all noise)"));
+      }
+      if (!SameBits(*merged, before.at(name))) ++moved;
+    }
+    EXPECT_GT(moved, 0);  // the k-th step did update
+
+    // The buffers are reset and the counter wrapped to 0.
+    for (const std::string& name : gm_scope.LocalNames()) {
+      if (name.find(oldir::passes::kGradientMergeSuffix) == std::string::npos) continue;
+      const Tensor* buffer = gm_scope.FindLocal(name);
+      const Tensor zeros = Tensor::ZerosUnchecked(buffer->dtype(), buffer->shape());
+      EXPECT_TRUE(SameBits(*buffer, zeros)) << name << " not reset";
+    }
+    const Tensor* step = gm_scope.FindLocal(oldir::passes::kGradientMergeStep);
+    ASSERT_NE(step, nullptr);
+    int32_t counter = -1;
+    std::memcpy(&counter, step->raw(), sizeof counter);
+    EXPECT_EQ(counter, 0);
+  }
+  // Only what the shadow explains may need it: gpt's key biases (linear_1 in block 0, linear_7
+  // in block 1) and their AdamW moments; never a tensor of the mlp.
+  for (const std::string& name : arbitrated) {
+    const bool key_bias = name.rfind("linear_1.b_0", 0) == 0 || name.rfind("linear_7.b_0", 0) == 0;
+    EXPECT_TRUE(std::string(c.model) == "gpt" && key_bias) << name << " needed arbitration";
+  }
+  if (!arbitrated.empty()) {
+    std::string names;
+    for (const std::string& name : arbitrated) names += (names.empty() ? "" : ", ") + name;
+    std::cout << "noise-floor arbitration: " << names << "\n";
+    RecordProperty("noise_floor", names);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ZooModels, GradientMergePassTest,
+                         ::testing::Values(Case{"mlp", oldir::OptimizerKind::kSgd, 2},
+                                           Case{"mlp", oldir::OptimizerKind::kSgd, 4},
+                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 2},
+                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 4},
+                                           Case{"gpt", oldir::OptimizerKind::kSgd, 2},
+                                           Case{"gpt", oldir::OptimizerKind::kSgd, 4},
+                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 2},
+                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 4}),
+                         CaseName);
+
+}  // namespace
+}  // namespace irm::diff

@@ -1,0 +1,399 @@
+// The legacy data-parallel pass (oldir/passes/data_parallel.h) against the serial run: a zoo
+// training program (mlp; gpt with 2 layers; SGD and AdamW) made into the bundle of dp2 and dp4
+// replicas validates, runs 3 steps on the thread backend with each replica reading its rows of
+// the global batch, and ends where the serial program ends after 3 steps on the global batches
+// from the same initial parameters: the losses (the serial loss is the mean of the replicas'),
+// every parameter and every piece of optimizer state, within the reordered tier of
+// docs/parity.md, on every rank, and the replicas bit for bit equal to each other. What makes it
+// so is the gradient synchronisation Paddle's legacy auto-parallel inserts
+// (python/paddle/distributed/auto_parallel/static/operators/common.py,
+// sync_and_scale_gradients: c_allreduce_sum on the dp group, then scale 1/dp): the sum over the
+// replicas of their local-mean gradients, divided by dp, is the global-mean gradient.
+//
+// Where the reordered tier fails, an fp64 shadow of the serial run arbitrates (the noise-floor
+// tier of docs/parity.md): gpt's key-projection biases have an exactly zero gradient, so their
+// AdamW updates are rounding noise scaled to learning-rate size in every run. The arbitrated
+// tensors are printed and recorded as the test's `noise_floor` property. The AdamW second moments
+// of those biases are squares of rounding noise (~1e-20 against a shadow of ~1e-34): the serial
+// fp32 run has no significant digit in them, so the noise-floor tier's "at most 2x the reference's
+// error" compares one noise sample with another. Such a tensor (the reference's error against the
+// shadow at least the shadow's norm) is reported as `no_signal` and passes when the candidate is
+// noise of the same order: its error against the shadow within the noise-floor factor squared
+// of the reference's (a square of noise, as the gradient-merge pass test treats it).
+//
+// The bucketed variant (dp_optimization, Paddle's fused all-reduce) is checked as programs: at
+// least 3 buckets, one all-reduce per bucket, and a bundle that validates. Running it needs the
+// legacy executor to bind coalesce_tensor with Paddle's aliasing (the gradients become views of
+// the fused buffer); until it does, the run against the unbucketed bundle reports itself skipped.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "diff_tests/tensor_compare.h"
+#include "oldir/bundle.h"
+#include "oldir/float64_shadow.h"
+#include "oldir/models/gpt.h"
+#include "oldir/models/mlp.h"
+#include "oldir/models/training.h"
+#include "oldir/params_io.h"
+#include "oldir/passes/bundle_output.h"
+#include "oldir/passes/data_parallel.h"
+#include "reference_runtime/legacy_executor.h"
+#include "reference_runtime/multi_rank_run.h"
+#include "reference_runtime/run.h"
+
+namespace irm::diff {
+namespace {
+
+namespace fs = std::filesystem;
+using rt::FeedMap;
+using rt::Scope;
+using rt::Tensor;
+
+constexpr int kSteps = 3;
+constexpr int64_t kRowsPerReplica = 2;
+
+struct Case {
+  const char* model;  // "mlp" or "gpt"
+  oldir::OptimizerKind optimizer;
+  int dp_degree;
+};
+
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  return std::string(info.param.model) + "_" + oldir::OptimizerKindName(info.param.optimizer) +
+         "_dp" + std::to_string(info.param.dp_degree);
+}
+
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name)
+      : path_((fs::path(::testing::TempDir()) /
+               ("irm_legacy_passes_" + std::to_string(::getpid()) + "_" + name))
+                  .string()) {
+    fs::remove_all(path_);
+  }
+  ~ScratchDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& child) const {
+    return (fs::path(path_) / child).string();
+  }
+
+ private:
+  std::string path_;
+};
+
+Status BuildTraining(const char* model_name, oldir::OptimizerKind kind,
+                     oldir::models::ModelPrograms* model) {
+  if (std::string(model_name) == "mlp") {
+    // The parity corpus's MLP: 4 -> 8 -> 8 -> 3.
+    oldir::models::MlpConfig config;
+    config.depth = 3;
+    config.in_features = 4;
+    config.width = 8;
+    config.classes = 3;
+    IRM_RETURN_IF_ERROR(oldir::models::BuildMlp(config, model));
+  } else {
+    oldir::models::GptConfig config;
+    config.layers = 2;
+    config.hidden = 8;
+    config.heads = 2;
+    config.vocab = 11;
+    config.seq = 4;
+    // Dropout draws by element index of the local batch: a replica's draws are not the serial
+    // run's for the same rows.
+    config.dropout = 0.0f;
+    IRM_RETURN_IF_ERROR(oldir::models::BuildGpt(config, model));
+  }
+  oldir::OptimizerOptions optimizer;
+  optimizer.kind = kind;
+  optimizer.learning_rate = 0.05f;
+  return oldir::models::AddTraining(model, optimizer);
+}
+
+// bundle.json's shared fields, as `ir-migrate build --strategy` writes them.
+oldir::Bundle BaseBundle(const oldir::models::ModelPrograms& model,
+                         const oldir::passes::Strategy& strategy) {
+  oldir::Bundle bundle;
+  bundle.steps = kSteps;
+  bundle.seed = model.seed;
+  bundle.strategy = oldir::passes::StrategyToJson(strategy);
+  for (const oldir::models::FeedSpec& feed : model.feeds) {
+    bundle.feeds.push_back({feed.name, feed.shape, DTypeName(*oldir::DTypeFromVarType(feed.dtype)),
+                            oldir::FeedSplit::kBatch});
+  }
+  bundle.fetches = model.fetches;
+  return bundle;
+}
+
+// Applies the strategy and writes the bundle; ASSERTs that it validates.
+void WriteDataParallelBundle(const oldir::models::ModelPrograms& model,
+                             const oldir::passes::Strategy& strategy, const std::string& dir,
+                             oldir::passes::DistributedPrograms* programs) {
+  StatusOr<oldir::passes::DistributedPrograms> dp =
+      oldir::passes::ApplyDataParallel(model.startup.Build(), model.main.Build(), strategy);
+  ASSERT_TRUE(dp.ok()) << dp.status().ToString();
+  StatusOr<oldir::Bundle> written =
+      oldir::passes::WriteDistributedBundle(*dp, BaseBundle(model, strategy), dir);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  StatusOr<oldir::Bundle> read = oldir::ReadBundle(dir);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const Diagnostics findings = oldir::ValidateBundle(*read, dir);
+  ASSERT_FALSE(findings.HasErrors()) << findings.Render();
+  EXPECT_EQ(read->world_size, strategy.dp_degree);
+  if (programs != nullptr) *programs = std::move(dp).value();
+}
+
+StatusOr<rt::MultiRankResult> RunBundle(const std::string& dir) {
+  rt::MultiRankConfig config;
+  config.rank_config.random_feeds = true;
+  config.rank_config.batch_size = kRowsPerReplica;
+  config.world.trace = true;
+  return rt::RunBundleRanks(dir, config);
+}
+
+bool SameBits(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         (a.nbytes() == 0 || std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0);
+}
+
+float Scalar(const Tensor& t) {
+  float v = 0.0f;
+  std::memcpy(&v, t.raw(), sizeof v);
+  return v;
+}
+
+Tensor ToFloat64(const Tensor& t) {
+  if (t.dtype() != DType::kFloat32) return t.Clone();
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = t.data<float>()[i];
+  return Tensor::FromVector(v, t.shape());
+}
+
+// ||a - shadow|| over the elements, a float32 tensor against its float64 shadow.
+double ErrorAgainst(const Tensor& a, const Tensor& shadow) {
+  double sum = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double d = static_cast<double>(a.data<float>()[i]) - shadow.data<double>()[i];
+    sum += d * d;
+  }
+  return std::sqrt(sum);
+}
+
+double Norm(const Tensor& shadow) {
+  double sum = 0;
+  for (int64_t i = 0; i < shadow.numel(); ++i)
+    sum += shadow.data<double>()[i] * shadow.data<double>()[i];
+  return std::sqrt(sum);
+}
+
+class DataParallelPassTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
+  const Case c = GetParam();
+  oldir::models::ModelPrograms model;
+  ASSERT_TRUE(BuildTraining(c.model, c.optimizer, &model).ok());
+  oldir::passes::Strategy strategy;
+  strategy.dp_degree = c.dp_degree;
+  ScratchDir dir(CaseName({c, 0}));
+  ASSERT_NO_FATAL_FAILURE(WriteDataParallelBundle(model, strategy, dir / "dp", nullptr));
+  StatusOr<rt::MultiRankResult> dp = RunBundle(dir / "dp");
+  ASSERT_TRUE(dp.ok()) << dp.status().ToString();
+  ASSERT_EQ(dp->ranks.size(), static_cast<size_t>(c.dp_degree));
+
+  // The serial twin and its fp64 shadow, on the global batch the replicas drew together.
+  const oldir::Program serial_main = model.main.Build();
+  oldir::Program shadow_main = serial_main;
+  oldir::PromoteToFloat64(shadow_main);
+  rt::ExecutorOptions eo;
+  eo.seed = static_cast<uint64_t>(model.seed);
+  rt::LegacyExecutor init(model.startup.Build(), eo);
+  rt::LegacyExecutor step(serial_main, eo);
+  rt::LegacyExecutor shadow_step(shadow_main, eo);
+  ASSERT_TRUE(step.plan_status().ok() && shadow_step.plan_status().ok());
+  Scope serial;
+  ASSERT_TRUE(init.Run(serial, {}).ok());
+  const std::vector<std::string> state = serial.LocalNames();
+  Scope shadow;
+  for (const std::string& name : state) {
+    const Tensor* t = serial.FindLocal(name);
+    if (t != nullptr && t->defined()) shadow.Set(name, ToFloat64(*t));
+  }
+  const int64_t global_rows = kRowsPerReplica * c.dp_degree;
+  for (int s = 1; s <= kSteps; ++s) {
+    SCOPED_TRACE("step " + std::to_string(s));
+    FeedMap feeds;
+    FeedMap wide;
+    for (const rt::FeedSpec& spec : step.FeedSpecs()) {
+      feeds[spec.name] = rt::RandomFeed(spec, eo.seed, s, global_rows);
+      wide[spec.name] = ToFloat64(feeds[spec.name]);
+    }
+    StatusOr<std::vector<rt::Fetch>> loss = step.Run(serial, feeds);
+    ASSERT_TRUE(loss.ok()) << loss.status().ToString();
+    ASSERT_TRUE(shadow_step.Run(shadow, wide).ok());
+    // The mean of the replicas' mean losses is the global batch's mean loss.
+    double sum = 0;
+    for (const rt::RankOutcome& rank : dp->ranks) {
+      ASSERT_EQ(rank.steps.size(), static_cast<size_t>(kSteps));
+      sum += Scalar(rank.steps[s - 1].merged[0].tensor);
+    }
+    const Tensor mean = Tensor::FromVector(
+        std::vector<float>{static_cast<float>(sum / c.dp_degree)}, (*loss)[0].tensor.shape());
+    const Comparison cmp = CompareTensors(mean, (*loss)[0].tensor, Tier::kReordered);
+    EXPECT_TRUE(cmp.pass) << "loss: " << cmp.reason;
+  }
+
+  std::string arbitrated;
+  std::string no_signal;
+  int compared = 0;
+  Scope& rank0 = *dp->ranks[0].scope;
+  for (const std::string& name : state) {
+    const Tensor* expected = serial.FindLocal(name);
+    if (expected == nullptr || !expected->defined()) continue;
+    SCOPED_TRACE(name);
+    const Tensor* got = rank0.FindLocal(name);
+    ASSERT_NE(got, nullptr);
+    for (size_t r = 1; r < dp->ranks.size(); ++r) {
+      const Tensor* other = dp->ranks[r].scope->FindLocal(name);
+      ASSERT_NE(other, nullptr);
+      EXPECT_TRUE(SameBits(*got, *other)) << "rank " << r << " drifted from rank 0";
+    }
+    ++compared;
+    const Comparison cmp = CompareTensors(*got, *expected, Tier::kReordered);
+    if (cmp.pass) continue;
+    const Tensor* wide = shadow.FindLocal(name);
+    ASSERT_NE(wide, nullptr);
+    const Comparison floor = CompareTensors(*got, *expected, Tier::kNoiseFloor, wide);
+    const bool float32 = expected->dtype() == DType::kFloat32 && wide->dtype() == DType::kFloat64;
+    const double reference_error = float32 ? ErrorAgainst(*expected, *wide) : 0.0;
+    if (!floor.pass && float32 && reference_error > 0 && reference_error >= Norm(*wide)) {
+      const double factor = NoiseFloorFactor(expected->dtype());
+      EXPECT_LE(ErrorAgainst(*got, *wide), factor * factor * reference_error) << cmp.reason;
+      no_signal += (no_signal.empty() ? "" : " ") + name;
+      continue;
+    }
+    EXPECT_TRUE(floor.pass) << cmp.reason << "; noise floor: " << floor.reason;
+    arbitrated += (arbitrated.empty() ? "" : " ") + name;
+  }
+  EXPECT_GE(compared, 6);
+  // One all-reduce per parameter per step on every rank.
+  StatusOr<std::vector<oldir::ParamGrad>> grads = oldir::passes::OptimizerParamGrads(serial_main);
+  ASSERT_TRUE(grads.ok());
+  for (int r = 0; r < c.dp_degree; ++r) {
+    const rt::CommTrace* trace = dp->world->trace(r);
+    ASSERT_NE(trace, nullptr);
+    EXPECT_EQ(trace->records().size(), grads->size() * kSteps) << "rank " << r;
+  }
+  if (!arbitrated.empty()) {
+    std::cout << "noise-floor arbitration: " << arbitrated << "\n";
+    RecordProperty("noise_floor", arbitrated);
+  }
+  if (!no_signal.empty()) {
+    std::cout << "no signal (rounding noise in the serial run too): " << no_signal << "\n";
+    RecordProperty("no_signal", no_signal);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ZooModels, DataParallelPassTest,
+                         ::testing::Values(Case{"mlp", oldir::OptimizerKind::kSgd, 2},
+                                           Case{"mlp", oldir::OptimizerKind::kSgd, 4},
+                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 2},
+                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 4},
+                                           Case{"gpt", oldir::OptimizerKind::kSgd, 2},
+                                           Case{"gpt", oldir::OptimizerKind::kSgd, 4},
+                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 2},
+                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 4}),
+                         CaseName);
+
+// Bucket bounds that give each model at least 3 buckets, two or more of them fused.
+double BucketMegabytes(const std::string& model) {
+  return (model == "mlp" ? 314.0 : 1024.0) / (1 << 20);
+}
+
+class BucketedDataParallelTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BucketedDataParallelTest, EachBucketIsAllReducedOnceAndTheBundleValidates) {
+  const std::string name = GetParam();
+  oldir::models::ModelPrograms model;
+  ASSERT_TRUE(BuildTraining(GetParam(), oldir::OptimizerKind::kAdamW, &model).ok());
+  oldir::passes::Strategy strategy;
+  strategy.dp_degree = 2;
+  strategy.dp_optimization.enable = true;
+  strategy.dp_optimization.fuse_grad_size_in_MB = BucketMegabytes(name);
+  ScratchDir dir("bucketed_" + name);
+  oldir::passes::DistributedPrograms programs;
+  ASSERT_NO_FATAL_FAILURE(WriteDataParallelBundle(model, strategy, dir / "dp", &programs));
+
+  // The buckets, as the pass groups them on the unfused program.
+  const oldir::Program main = model.main.Build();
+  StatusOr<std::vector<oldir::ParamGrad>> grads = oldir::passes::OptimizerParamGrads(main);
+  ASSERT_TRUE(grads.ok());
+  StatusOr<oldir::Program> synced = oldir::passes::InsertGradientSync(main, *grads, 2);
+  ASSERT_TRUE(synced.ok());
+  StatusOr<std::vector<oldir::passes::GradientBucket>> buckets = oldir::passes::GroupGradients(
+      *synced, static_cast<int64_t>(BucketMegabytes(name) * (1 << 20)));
+  ASSERT_TRUE(buckets.ok());
+  ASSERT_GE(buckets->size(), 3u);
+  size_t fused = 0;
+  size_t members = 0;
+  for (const oldir::passes::GradientBucket& b : *buckets) {
+    fused += b.grads.size() > 1 ? 1 : 0;
+    members += b.grads.size();
+  }
+  EXPECT_GE(fused, 2u);
+  EXPECT_EQ(members, grads->size());  // every gradient in exactly one bucket
+
+  for (const oldir::passes::RankProgramPair& rank : programs.ranks) {
+    int reduces = 0;
+    int coalesces = 0;
+    for (int i = 0; i < rank.main.root().num_ops(); ++i) {
+      reduces += rank.main.root().op(i).type() == "c_allreduce_sum";
+      coalesces += rank.main.root().op(i).type() == "coalesce_tensor";
+    }
+    EXPECT_EQ(static_cast<size_t>(reduces), buckets->size());
+    EXPECT_EQ(static_cast<size_t>(coalesces), fused);
+  }
+}
+
+TEST_P(BucketedDataParallelTest, BucketedAndUnbucketedRunsAgreeBitForBit) {
+  const std::string name = GetParam();
+  oldir::models::ModelPrograms model;
+  ASSERT_TRUE(BuildTraining(GetParam(), oldir::OptimizerKind::kAdamW, &model).ok());
+  oldir::passes::Strategy plain;
+  plain.dp_degree = 2;
+  oldir::passes::Strategy bucketed = plain;
+  bucketed.dp_optimization.enable = true;
+  bucketed.dp_optimization.fuse_grad_size_in_MB = BucketMegabytes(name);
+  ScratchDir dir("bucketed_run_" + name);
+  oldir::passes::DistributedPrograms programs;
+  ASSERT_NO_FATAL_FAILURE(WriteDataParallelBundle(model, bucketed, dir / "bucketed", &programs));
+  rt::LegacyExecutor probe(programs.ranks[0].main, {});
+  if (!probe.plan_status().ok()) {
+    GTEST_SKIP() << "the legacy executor cannot run the bucketed program: "
+                 << probe.plan_status().ToString();
+  }
+  ASSERT_NO_FATAL_FAILURE(WriteDataParallelBundle(model, plain, dir / "plain", nullptr));
+  StatusOr<rt::MultiRankResult> a = RunBundle(dir / "plain");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  StatusOr<rt::MultiRankResult> b = RunBundle(dir / "bucketed");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  for (size_t r = 0; r < a->ranks.size(); ++r) {
+    for (const std::string& var : a->ranks[r].scope->LocalNames()) {
+      const Tensor* x = a->ranks[r].scope->FindLocal(var);
+      const Tensor* y = b->ranks[r].scope->FindLocal(var);
+      ASSERT_NE(y, nullptr) << var;
+      if (!x->defined()) continue;
+      EXPECT_TRUE(SameBits(*x, *y)) << "rank " << r << ": " << var;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ZooModels, BucketedDataParallelTest, ::testing::Values("mlp", "gpt"));
+
+}  // namespace
+}  // namespace irm::diff
