@@ -284,6 +284,14 @@ void AddShapeAndCreation(Table& t) {
   t.Add(Inplace(Op("assign_out", "copies x into output", {In("x"), In("output")}, {Out("out")})));
   // share_data_ is the translation of share_buffer; share_data that of the legacy share_data.
   t.AddWithInplace(Op("share_data", "shares x's buffer without a copy", {In("x")}, {Out("out")}));
+  // coalesce_tensor (ops.yaml): the inputs laid out in one fused buffer; `output` are views of
+  // their parts of `fused_output` (fuse-all-reduce's gradient buckets).
+  t.Add(Op("coalesce_tensor", "lays a vector of tensors out in one fused buffer", {Vec("input")},
+           {VecOut("output"), Out("fused_output")},
+           {Req("dtype", AttrKind::kDataType), Bool("copy_data", false),
+            Bool("set_constant", false), Bool("persist_output", false), F32("constant", 0.0f),
+            Bool("use_align", true), I32("align_size", -1), I32("size_of_dtype", -1),
+            Int64s("concated_shapes", {}), Int64s("concated_ranks", {})}));
   t.Add(
       Inplace(Op("assign_value", "writes constant values into output", {In("output")}, {Out("out")},
                  {Req("shape", AttrKind::kArray), Req("dtype", AttrKind::kDataType),

@@ -313,6 +313,18 @@ void AddCreation(std::vector<OpSchema>* t) {
   // share_data (share_data_op.cc): Out shares X's buffer; no attributes.
   t->push_back({"share_data", {In("X")}, {In("Out")}, {}});
 
+  // coalesce_tensor (coalesce_tensor_op.cc, CoalesceTensorOpMaker): Output names Input's vars,
+  // which become views of FusedOutput. concated_shapes / concated_ranks are left out on purpose:
+  // the maker declares them int64 lists, but Python passes build them from plain int lists, so
+  // saved programs hold INTS or LONGS.
+  t->push_back({"coalesce_tensor",
+                {Dup("Input")},
+                {Dup("Output"), In("FusedOutput")},
+                {Req("dtype", pf::INT), A("copy_data", pf::BOOLEAN), A("set_constant", pf::BOOLEAN),
+                 A("persist_output", pf::BOOLEAN), A("constant", pf::FLOAT),
+                 A("check_name", pf::BOOLEAN), A("use_align", pf::BOOLEAN),
+                 A("align_size", pf::INT), A("user_defined_size_of_dtype", pf::INT)}});
+
   // assign: X is dispensable in AssignOpProtoMaker. Its grad is another assign.
   t->push_back({"assign", {Opt("X")}, {In("Out")}, {}});
 

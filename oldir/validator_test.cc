@@ -1357,6 +1357,7 @@ TEST(OpSchemaTest, CoversTheOpsIrMigrateSupports) {
                                              "assign_value",
                                              "fill_any_like",
                                              "share_data",
+                                             "coalesce_tensor",
                                              "sum",
                                              "squared_l2_norm",
                                              "tril_triu",

@@ -685,6 +685,28 @@ void AddOptimizers(std::vector<LegacyBinding>& t) {
   t.push_back({"adamw", "adamw", adam_in, adam_out, adam, adam_tensors});
 }
 
+void AddFusion(std::vector<LegacyBinding>& t) {
+  // coalesce_tensor (paddle/fluid/operators/coalesce_tensor_op.cc; phi's coalesce_tensor, whose
+  // size_of_dtype is the legacy user_defined_size_of_dtype, op_compat.yaml): Output names the
+  // same vars as Input, and after the op they are views of FusedOutput. Binding the views
+  // (outputs_are_views) rather than copying them into the vars' old storage is what makes the
+  // all-reduce of the fused buffer reach the gradients the optimizer reads. concated_shapes and
+  // concated_ranks only shape uninitialised inputs in Paddle; the kernel runs on initialised ones.
+  LegacyBinding coalesce{
+      "coalesce_tensor",
+      "coalesce_tensor",
+      {List("Input")},
+      {List("Output"), One("FusedOutput")},
+      {Required("dtype", "dtype", AttrKind::kDType), Bool("copy_data", "copy_data", false),
+       Bool("set_constant", "set_constant", false), Bool("persist_output", "persist_output", false),
+       Float("constant", "constant", 0.0f), Bool("use_align", "use_align", true),
+       Int("align_size", "align_size", -1), Int("user_defined_size_of_dtype", "size_of_dtype", -1)},
+      {},
+      kFromDTypeAttr};
+  coalesce.outputs_are_views = true;
+  t.push_back(std::move(coalesce));
+}
+
 std::vector<LegacyBinding> BuildTable() {
   std::vector<LegacyBinding> table;
   AddMath(table);
@@ -694,6 +716,7 @@ std::vector<LegacyBinding> BuildTable() {
   AddShape(table);
   AddCreation(table);
   AddOptimizers(table);
+  AddFusion(table);
   std::sort(table.begin(), table.end(),
             [](const LegacyBinding& a, const LegacyBinding& b) { return a.op_type < b.op_type; });
   return table;

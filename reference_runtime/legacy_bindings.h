@@ -90,6 +90,10 @@ struct LegacyBinding {
   DTypeRule dtype = {};
   LegacyBroadcast broadcast = LegacyBroadcast::kNone;
   BindHook hook = nullptr;
+  // The kernel hands back views of one of its own outputs (coalesce_tensor): an output naming a
+  // var the op also reads replaces that var's tensor instead of being copied into its storage,
+  // so the var aliases the kernel's buffer afterwards.
+  bool outputs_are_views = false;
 };
 
 // The binding of a legacy op type, or null when the table has none.

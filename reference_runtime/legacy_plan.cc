@@ -126,7 +126,7 @@ class OpPlanner {
       PlannedVar var;
       if (name != oldir::kEmptyVarName) {
         var = resolver_.Resolve(name);
-        var.in_place = read.count(name) > 0;
+        var.in_place = read.count(name) > 0 && !planned_.binding->outputs_are_views;
         planned_.observed.push_back({name, static_cast<int>(planned_.outputs.size())});
       }
       planned_.outputs.push_back(std::move(var));

@@ -157,6 +157,9 @@ std::vector<Row> KernelRows() {
                   .kernel = "assign",
                   .roles = {{"output", R::kTarget}},
                   .inplace = {{"output", "out"}}});
+  // coalesce_tensor: the kernel's vector result holds views of fused_output, bound as they are
+  // (a vector result is never written in place), so the results alias the fused buffer.
+  rows.push_back({.op = "coalesce_tensor", .dtype_from = dtype_attr});
   rows.push_back({.op = "uniform",
                   .roles = {{"shape", R::kIntArray}, {"min", R::kFloat}, {"max", R::kFloat}},
                   .dtype_from = dtype_attr,

@@ -66,6 +66,11 @@ void AddMath(std::vector<OpCompat>& t) {
                .mutables = {Scalar("scale", "ScaleTensor", "scale", DataType::kFloat32, 1.0)}});
   t.push_back({.legacy_type = "cast", .new_op = "cast", .attrs = {{"out_dtype", "dtype"}}});
   t.push_back({.legacy_type = "sum", .new_op = "add_n", .slots = {{"X", "inputs"}}});
+  // coalesce_tensor (op_compat.yaml): Output and FusedOutput are pd_op.coalesce_tensor's
+  // output vector and fused_output; user_defined_size_of_dtype is its size_of_dtype.
+  t.push_back({.legacy_type = "coalesce_tensor",
+               .new_op = "coalesce_tensor",
+               .attrs = {{"user_defined_size_of_dtype", "size_of_dtype"}}});
   t.push_back({.legacy_type = "squared_l2_norm", .new_op = "squared_l2_norm"});
   t.push_back({.legacy_type = "sqrt", .new_op = "sqrt"});
   t.push_back({.legacy_type = "mean", .new_op = "mean_all"});

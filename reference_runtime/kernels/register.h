@@ -26,6 +26,7 @@ Status RegisterSetValueKernels(KernelRegistry& registry);       // kernels/set_v
 Status RegisterCastKernels(KernelRegistry& registry);           // kernels/cast.cc
 Status RegisterRandomKernels(KernelRegistry& registry);         // kernels/random.cc
 Status RegisterOptimizerKernels(KernelRegistry& registry);      // kernels/optimizer.cc
+Status RegisterCoalesceKernels(KernelRegistry& registry);       // kernels/coalesce.cc
 
 // Registers Kernel<T>::Run for every T (CPU). Kernel is a class template with a static
 // `Status Run(KernelCall&)`.
