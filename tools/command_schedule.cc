@@ -111,7 +111,7 @@ sched::ActionSchedule PaddleAsActions(const sched::PaddleScheduleSpec& spec,
     std::vector<std::optional<sched::Action>>& row = actions.ranks.emplace_back();
     for (const sched::Job& job : stages[s]) {
       const sched::JobTypeInfo info = sched::ClassifyJobType(job.type);
-      std::optional<sched::ActionType> type;
+      sched::ActionType type;
       switch (info.kind) {
         case sched::JobKind::kForward:
           type = sched::ActionType::kForward;
@@ -133,7 +133,7 @@ sched::ActionSchedule PaddleAsActions(const sched::PaddleScheduleSpec& spec,
       // ZBVPP's chunks form a V (paddle_comm.h): odd chunks run from stage p-1 down to 0.
       const bool down = spec.mode == sched::PaddleMode::kZbvpp && chunk % 2 == 1;
       const int virtual_stage = chunk * spec.pp + (down ? spec.pp - 1 - stage : stage);
-      row.push_back(sched::Action::Make(virtual_stage, *type, job.micro_batch));
+      row.push_back(sched::Action::Make(virtual_stage, type, job.micro_batch));
     }
   }
   return actions;
@@ -174,9 +174,11 @@ int RunGenerate(const ScheduleCommand& c, std::ostream& out, std::ostream& err) 
         const std::string dir = oldir::RankDir(c.output, static_cast<int>(s));
         std::error_code ec;
         std::filesystem::create_directories(dir, ec);
-        Status written = ec ? Status(StatusCode::kIoError, Location::File(dir),
-                                     fmt::format("cannot create the folder: {}", ec.message()))
-                            : WriteFileAtomically(dir + "/plan.json", plan((*stages)[s]));
+        Status written =
+            ec ? Status(StatusCode::kIoError, Location::File(dir),
+                        fmt::format("cannot create the folder: {}", ec.message()))
+               : WriteFileAtomically(oldir::RankFile(c.output, static_cast<int>(s), "plan.json"),
+                                     plan((*stages)[s]));
         if (!written.ok()) return Fail(written, err);
       }
       return kExitOk;
@@ -258,7 +260,7 @@ StatusOr<sched::ActionSchedule> ReadCsvWithCommunication(const std::string& file
     }
     for (size_t s = 0; s < stage_to_rank->size(); ++s) {
       if ((*stage_to_rank)[s] < 0) {
-        return Status(StatusCode::kInvalid, Location::File(file),
+        return Status(StatusCode::kInvalidArgument, Location::File(file),
                       fmt::format("no rank computes stage {}, which the schedule sends to", s));
       }
     }
