@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "diff_tests/serial_reference_test_support.h"
 #include "diff_tests/tensor_compare.h"
 #include "oldir/float64_shadow.h"
 #include "oldir/models/gpt.h"
@@ -60,25 +61,6 @@ struct Case {
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   return std::string(info.param.model) + "_" + oldir::OptimizerKindName(info.param.optimizer) +
          "_k" + std::to_string(info.param.k_steps);
-}
-
-Status BuildTraining(const Case& c, oldir::models::ModelPrograms* model) {
-  if (std::string(c.model) == "mlp") {
-    IRM_RETURN_IF_ERROR(oldir::models::BuildMlp({}, model));
-  } else {
-    oldir::models::GptConfig config;
-    config.layers = 2;
-    config.hidden = 8;
-    config.heads = 2;
-    config.vocab = 11;
-    config.seq = 4;
-    config.dropout = 0.0f;  // no random stream that depends on the batch's shape
-    IRM_RETURN_IF_ERROR(oldir::models::BuildGpt(config, model));
-  }
-  oldir::OptimizerOptions optimizer;
-  optimizer.kind = c.optimizer;
-  optimizer.learning_rate = 0.05f;
-  return oldir::models::AddTraining(model, optimizer);
 }
 
 // A deterministic stream of feed values (a 64-bit LCG), so that every run sees the same batches.
@@ -133,17 +115,6 @@ FeedMap Rows(const FeedMap& global, int64_t first, int64_t count) {
   return part;
 }
 
-bool SameBits(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         (a.nbytes() == 0 || std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0);
-}
-
-float Scalar(const Tensor& t) {
-  float v = 0.0f;
-  std::memcpy(&v, t.raw(), sizeof v);
-  return v;
-}
-
 // The serial program's persistable state (parameters, learning rate, optimizer accumulators):
 // what the merged run must reproduce. Names of the gradient-merge vars never appear here.
 std::map<std::string, Tensor> Snapshot(Scope& scope, const std::vector<std::string>& names) {
@@ -156,28 +127,10 @@ std::map<std::string, Tensor> Snapshot(Scope& scope, const std::vector<std::stri
   return copy;
 }
 
-// `t` in float64 when it is float32; other tensors as they are (a copy).
-Tensor ToFloat64(const Tensor& t) {
-  if (t.dtype() != DType::kFloat32) return t.Clone();
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = t.data<float>()[i];
-  return Tensor::FromVector(v, t.shape());
-}
-
-FeedMap ToFloat64(const FeedMap& feeds) {
+FeedMap WidenFeeds(const FeedMap& feeds) {
   FeedMap wide;
   for (const auto& [name, tensor] : feeds) wide[name] = ToFloat64(tensor);
   return wide;
-}
-
-// ||a - b|| over the elements, in double (b may be float64, a float32).
-double Distance(const Tensor& a, const Tensor& b) {
-  double sum = 0.0;
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double d = rt::ElementAsDouble(a, i) - rt::ElementAsDouble(b, i);
-    sum += d * d;
-  }
-  return std::sqrt(sum);
 }
 
 class GradientMergePassTest : public ::testing::TestWithParam<Case> {};
@@ -187,12 +140,12 @@ TEST_P(GradientMergePassTest, KMicroStepsMatchOneSerialStepOfTheGlobalBatch) {
   const int k = c.k_steps;
 
   oldir::models::ModelPrograms serial_model;
-  ASSERT_TRUE(BuildTraining(c, &serial_model).ok());
+  ASSERT_TRUE(BuildZooTraining(c.model, c.optimizer, &serial_model).ok());
   const oldir::Program serial_main = serial_model.main.Build();
   const oldir::Program serial_startup = serial_model.startup.Build();
 
   oldir::models::ModelPrograms gm_model;
-  ASSERT_TRUE(BuildTraining(c, &gm_model).ok());
+  ASSERT_TRUE(BuildZooTraining(c.model, c.optimizer, &gm_model).ok());
   oldir::Program gm_main = gm_model.main.Build();
   oldir::Program gm_startup = gm_model.startup.Build();
   oldir::passes::GradientMergeOptions options;
@@ -244,7 +197,7 @@ TEST_P(GradientMergePassTest, KMicroStepsMatchOneSerialStepOfTheGlobalBatch) {
     StatusOr<std::vector<rt::Fetch>> serial_fetch = serial_step.Run(serial_scope, global);
     ASSERT_TRUE(serial_fetch.ok()) << serial_fetch.status().ToString();
     StatusOr<std::vector<rt::Fetch>> shadow_fetch =
-        shadow_step.Run(shadow_scope, ToFloat64(global));
+        shadow_step.Run(shadow_scope, WidenFeeds(global));
     ASSERT_TRUE(shadow_fetch.ok()) << shadow_fetch.status().ToString();
 
     const std::map<std::string, Tensor> before = Snapshot(gm_scope, state);
@@ -276,22 +229,10 @@ TEST_P(GradientMergePassTest, KMicroStepsMatchOneSerialStepOfTheGlobalBatch) {
     for (const auto& [name, tensor] : Snapshot(serial_scope, state)) {
       const Tensor* merged = gm_scope.FindLocal(name);
       ASSERT_NE(merged, nullptr) << name;
-      const Comparison cmp = CompareTensors(*merged, tensor, Tier::kReordered);
-      if (!cmp.pass) {
-        const Tensor* shadow = shadow_scope.FindLocal(name);
-        ASSERT_NE(shadow, nullptr) << name;
-        const Comparison floor = CompareTensors(*merged, tensor, Tier::kNoiseFloor, shadow);
-        const double err_serial = Distance(tensor, *shadow);
-        const bool all_noise =
-            err_serial >=
-            0.5 * Distance(tensor, Tensor::ZerosUnchecked(tensor.dtype(), tensor.shape()));
-        const double factor = NoiseFloorFactor(tensor.dtype());
-        const bool pass =
-            floor.pass || (all_noise && Distance(*merged, *shadow) <= factor * factor * err_serial);
-        EXPECT_TRUE(pass) << name << ": " << cmp.reason << "; noise floor: " << floor.reason
-                          << (all_noise ? " (all noise)" : "");
-        arbitrated.insert(name + (floor.pass ? "" : " (all noise)"));
-      }
+      const Arbitration verdict = AgainstSerial(*merged, tensor, shadow_scope.FindLocal(name));
+      EXPECT_NE(verdict.agreement, Agreement::kMismatch) << name << ": " << verdict.reason;
+      if (verdict.agreement == Agreement::kNoiseFloor) arbitrated.insert(name);
+      if (verdict.agreement == Agreement::kNoSignal) arbitrated.insert(name + " (all noise)");
       if (!SameBits(*merged, before.at(name))) ++moved;
     }
     EXPECT_GT(moved, 0);  // the k-th step did update

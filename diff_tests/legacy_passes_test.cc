@@ -10,16 +10,12 @@
 // sync_and_scale_gradients: c_allreduce_sum on the dp group, then scale 1/dp): the sum over the
 // replicas of their local-mean gradients, divided by dp, is the global-mean gradient.
 //
-// Where the reordered tier fails, an fp64 shadow of the serial run arbitrates (the noise-floor
-// tier of docs/parity.md): gpt's key-projection biases have an exactly zero gradient, so their
-// AdamW updates are rounding noise scaled to learning-rate size in every run. The arbitrated
-// tensors are printed and recorded as the test's `noise_floor` property. The AdamW second moments
-// of those biases are squares of rounding noise (~1e-20 against a shadow of ~1e-34): the serial
-// fp32 run has no significant digit in them, so the noise-floor tier's "at most 2x the reference's
-// error" compares one noise sample with another. Such a tensor (the reference's error against the
-// shadow at least the shadow's norm) is reported as `no_signal` and passes when the candidate is
-// noise of the same order: its error against the shadow within the noise-floor factor squared
-// of the reference's (a square of noise, as the gradient-merge pass test treats it).
+// Where the reordered tier fails, an fp64 shadow of the serial run arbitrates
+// (serial_reference_test_support.h, AgainstSerial): gpt's key-projection biases have an exactly
+// zero gradient, so their AdamW updates are rounding noise scaled to learning-rate size in every
+// run (`noise_floor`), and their second moments are squares of that noise, in which the serial
+// fp32 run has no significant digit (`no_signal`). Both lists are printed and recorded as the
+// test's properties.
 //
 // The bucketed variant (dp_optimization, Paddle's fused all-reduce) is checked as programs (at
 // least 3 buckets, one all-reduce per bucket, a bundle that validates) and run: the gradients
@@ -38,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "diff_tests/serial_reference_test_support.h"
 #include "diff_tests/tensor_compare.h"
 #include "oldir/bundle.h"
 #include "oldir/float64_shadow.h"
@@ -91,34 +88,6 @@ class ScratchDir {
   std::string path_;
 };
 
-Status BuildTraining(const char* model_name, oldir::OptimizerKind kind,
-                     oldir::models::ModelPrograms* model) {
-  if (std::string(model_name) == "mlp") {
-    // The parity corpus's MLP: 4 -> 8 -> 8 -> 3.
-    oldir::models::MlpConfig config;
-    config.depth = 3;
-    config.in_features = 4;
-    config.width = 8;
-    config.classes = 3;
-    IRM_RETURN_IF_ERROR(oldir::models::BuildMlp(config, model));
-  } else {
-    oldir::models::GptConfig config;
-    config.layers = 2;
-    config.hidden = 8;
-    config.heads = 2;
-    config.vocab = 11;
-    config.seq = 4;
-    // Dropout draws by element index of the local batch: a replica's draws are not the serial
-    // run's for the same rows.
-    config.dropout = 0.0f;
-    IRM_RETURN_IF_ERROR(oldir::models::BuildGpt(config, model));
-  }
-  oldir::OptimizerOptions optimizer;
-  optimizer.kind = kind;
-  optimizer.learning_rate = 0.05f;
-  return oldir::models::AddTraining(model, optimizer);
-}
-
 // bundle.json's shared fields, as `ir-migrate build --strategy` writes them.
 oldir::Bundle BaseBundle(const oldir::models::ModelPrograms& model,
                          const oldir::passes::Strategy& strategy) {
@@ -160,47 +129,12 @@ StatusOr<rt::MultiRankResult> RunBundle(const std::string& dir) {
   return rt::RunBundleRanks(dir, config);
 }
 
-bool SameBits(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         (a.nbytes() == 0 || std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0);
-}
-
-float Scalar(const Tensor& t) {
-  float v = 0.0f;
-  std::memcpy(&v, t.raw(), sizeof v);
-  return v;
-}
-
-Tensor ToFloat64(const Tensor& t) {
-  if (t.dtype() != DType::kFloat32) return t.Clone();
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = t.data<float>()[i];
-  return Tensor::FromVector(v, t.shape());
-}
-
-// ||a - shadow|| over the elements, a float32 tensor against its float64 shadow.
-double ErrorAgainst(const Tensor& a, const Tensor& shadow) {
-  double sum = 0;
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double d = static_cast<double>(a.data<float>()[i]) - shadow.data<double>()[i];
-    sum += d * d;
-  }
-  return std::sqrt(sum);
-}
-
-double Norm(const Tensor& shadow) {
-  double sum = 0;
-  for (int64_t i = 0; i < shadow.numel(); ++i)
-    sum += shadow.data<double>()[i] * shadow.data<double>()[i];
-  return std::sqrt(sum);
-}
-
 class DataParallelPassTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
   const Case c = GetParam();
   oldir::models::ModelPrograms model;
-  ASSERT_TRUE(BuildTraining(c.model, c.optimizer, &model).ok());
+  ASSERT_TRUE(BuildZooTraining(c.model, c.optimizer, &model).ok());
   oldir::passes::Strategy strategy;
   strategy.dp_degree = c.dp_degree;
   ScratchDir dir(CaseName({c, 0}));
@@ -267,21 +201,14 @@ TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
       EXPECT_TRUE(SameBits(*got, *other)) << "rank " << r << " drifted from rank 0";
     }
     ++compared;
-    const Comparison cmp = CompareTensors(*got, *expected, Tier::kReordered);
-    if (cmp.pass) continue;
-    const Tensor* wide = shadow.FindLocal(name);
-    ASSERT_NE(wide, nullptr);
-    const Comparison floor = CompareTensors(*got, *expected, Tier::kNoiseFloor, wide);
-    const bool float32 = expected->dtype() == DType::kFloat32 && wide->dtype() == DType::kFloat64;
-    const double reference_error = float32 ? ErrorAgainst(*expected, *wide) : 0.0;
-    if (!floor.pass && float32 && reference_error > 0 && reference_error >= Norm(*wide)) {
-      const double factor = NoiseFloorFactor(expected->dtype());
-      EXPECT_LE(ErrorAgainst(*got, *wide), factor * factor * reference_error) << cmp.reason;
-      no_signal += (no_signal.empty() ? "" : " ") + name;
-      continue;
+    const Arbitration verdict = AgainstSerial(*got, *expected, shadow.FindLocal(name));
+    EXPECT_NE(verdict.agreement, Agreement::kMismatch) << verdict.reason;
+    if (verdict.agreement == Agreement::kNoiseFloor) {
+      arbitrated += (arbitrated.empty() ? "" : " ") + name;
     }
-    EXPECT_TRUE(floor.pass) << cmp.reason << "; noise floor: " << floor.reason;
-    arbitrated += (arbitrated.empty() ? "" : " ") + name;
+    if (verdict.agreement == Agreement::kNoSignal) {
+      no_signal += (no_signal.empty() ? "" : " ") + name;
+    }
   }
   EXPECT_GE(compared, 6);
   // One all-reduce per parameter per step on every rank.
@@ -323,7 +250,7 @@ class BucketedDataParallelTest : public ::testing::TestWithParam<const char*> {}
 TEST_P(BucketedDataParallelTest, EachBucketIsAllReducedOnceAndTheBundleValidates) {
   const std::string name = GetParam();
   oldir::models::ModelPrograms model;
-  ASSERT_TRUE(BuildTraining(GetParam(), oldir::OptimizerKind::kAdamW, &model).ok());
+  ASSERT_TRUE(BuildZooTraining(GetParam(), oldir::OptimizerKind::kAdamW, &model).ok());
   oldir::passes::Strategy strategy;
   strategy.dp_degree = 2;
   strategy.dp_optimization.enable = true;
@@ -366,7 +293,7 @@ TEST_P(BucketedDataParallelTest, EachBucketIsAllReducedOnceAndTheBundleValidates
 TEST_P(BucketedDataParallelTest, BucketedAndUnbucketedRunsAgreeBitForBit) {
   const std::string name = GetParam();
   oldir::models::ModelPrograms model;
-  ASSERT_TRUE(BuildTraining(GetParam(), oldir::OptimizerKind::kAdamW, &model).ok());
+  ASSERT_TRUE(BuildZooTraining(GetParam(), oldir::OptimizerKind::kAdamW, &model).ok());
   oldir::passes::Strategy plain;
   plain.dp_degree = 2;
   oldir::passes::Strategy bucketed = plain;

@@ -1,0 +1,93 @@
+// The shared checks of the legacy passes' tests (serial_reference_test_support.h).
+#include "diff_tests/serial_reference_test_support.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "diff_tests/tensor_compare.h"
+#include "oldir/models/gpt.h"
+#include "oldir/models/mlp.h"
+#include "oldir/models/training.h"
+#include "reference_runtime/dtype_visit.h"
+
+namespace irm::diff {
+
+Status BuildZooTraining(std::string_view model, oldir::OptimizerKind kind,
+                        oldir::models::ModelPrograms* out) {
+  if (model == "mlp") {
+    oldir::models::MlpConfig config;
+    config.depth = 3;
+    config.in_features = 4;
+    config.width = 8;
+    config.classes = 3;
+    IRM_RETURN_IF_ERROR(oldir::models::BuildMlp(config, out));
+  } else {
+    oldir::models::GptConfig config;
+    config.layers = 2;
+    config.hidden = 8;
+    config.heads = 2;
+    config.vocab = 11;
+    config.seq = 4;
+    config.dropout = 0.0f;
+    IRM_RETURN_IF_ERROR(oldir::models::BuildGpt(config, out));
+  }
+  oldir::OptimizerOptions optimizer;
+  optimizer.kind = kind;
+  optimizer.learning_rate = 0.05f;
+  return oldir::models::AddTraining(out, optimizer);
+}
+
+bool SameBits(const rt::Tensor& a, const rt::Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         (a.nbytes() == 0 || std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0);
+}
+
+float Scalar(const rt::Tensor& t) {
+  float v = 0.0f;
+  std::memcpy(&v, t.raw(), sizeof v);
+  return v;
+}
+
+rt::Tensor ToFloat64(const rt::Tensor& t) {
+  if (t.dtype() != DType::kFloat32) return t.Clone();
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = t.data<float>()[i];
+  return rt::Tensor::FromVector(v, t.shape());
+}
+
+namespace {
+
+// ||a - b|| over the elements in double; b null: ||a||.
+double Distance(const rt::Tensor& a, const rt::Tensor* b) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double d = rt::ElementAsDouble(a, i) - (b != nullptr ? rt::ElementAsDouble(*b, i) : 0.0);
+    sum += d * d;
+  }
+  return std::sqrt(sum);
+}
+
+}  // namespace
+
+Arbitration AgainstSerial(const rt::Tensor& got, const rt::Tensor& serial,
+                          const rt::Tensor* shadow) {
+  const Comparison reordered = CompareTensors(got, serial, Tier::kReordered);
+  if (reordered.pass) return {Agreement::kReordered, ""};
+  if (shadow == nullptr) return {Agreement::kMismatch, reordered.reason};
+  const Comparison floor = CompareTensors(got, serial, Tier::kNoiseFloor, shadow);
+  if (floor.pass) return {Agreement::kNoiseFloor, reordered.reason};
+  const std::string reason = reordered.reason + "; noise floor: " + floor.reason;
+  if (got.numel() != serial.numel() || serial.numel() != shadow->numel()) {
+    return {Agreement::kMismatch, reason};
+  }
+  const double serial_error = Distance(serial, shadow);
+  const bool all_noise = serial_error > 0 && serial_error >= 0.5 * Distance(serial, nullptr);
+  const double factor = NoiseFloorFactor(serial.dtype());
+  if (all_noise && Distance(got, shadow) <= factor * factor * serial_error) {
+    return {Agreement::kNoSignal, reason};
+  }
+  return {Agreement::kMismatch, reason + (all_noise ? " (the serial run is all noise)" : "")};
+}
+
+}  // namespace irm::diff

@@ -1,0 +1,48 @@
+// What the tests of the legacy passes share when they check a pass's output against the serial
+// program (architecture.md, invariant 6): the small zoo training programs they run, a few tensor
+// helpers, and one rule for a tensor that misses the reordered tier — arbitrated by a float64
+// shadow of the serial run (docs/parity.md, the noise-floor tier), or, where the serial run itself
+// has no correct digit (a zero gradient's rounding noise, amplified by AdamW's moments), by
+// comparing the two runs' distances to the shadow.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "oldir/models/model.h"
+#include "oldir/optimizer.h"
+#include "reference_runtime/tensor.h"
+
+namespace irm::diff {
+
+// "mlp" (the parity corpus's 4 -> 8 -> 8 -> 3) or "gpt" (2 layers, hidden 8, 2 heads, vocab 11,
+// sequence 4, no dropout: dropout draws by the local element index, which a split batch changes),
+// with its backward and `kind` (learning rate 0.05).
+Status BuildZooTraining(std::string_view model, oldir::OptimizerKind kind,
+                        oldir::models::ModelPrograms* out);
+
+bool SameBits(const rt::Tensor& a, const rt::Tensor& b);
+float Scalar(const rt::Tensor& t);  // the first element of a float32 tensor
+// `t` in float64 when it is float32; other tensors as they are (a copy).
+rt::Tensor ToFloat64(const rt::Tensor& t);
+
+enum class Agreement {
+  kReordered,   // within the reordered tier
+  kNoiseFloor,  // within the noise-floor factor of the serial run's error against the shadow
+  kNoSignal,    // the serial run is all rounding noise, and `got` no farther from the shadow than
+                // the factor squared times the serial run's distance (a second moment squares
+                // the gradient's noise, so its ratio squares too)
+  kMismatch,
+};
+struct Arbitration {
+  Agreement agreement = Agreement::kMismatch;
+  std::string reason;  // why the tiers failed (kMismatch; also kept for the others)
+};
+// `got` (a pass's output) against `serial`, with `shadow` the float64 run of the serial program
+// (null: no arbitration). "All noise": ||serial - shadow|| >= ||serial|| / 2, no correct leading
+// bit.
+Arbitration AgainstSerial(const rt::Tensor& got, const rt::Tensor& serial,
+                          const rt::Tensor* shadow);
+
+}  // namespace irm::diff
