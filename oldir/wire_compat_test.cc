@@ -712,8 +712,8 @@ TEST_F(ProtocTest, ProtocDecodesWhatWeWrite) {
   ASSERT_TRUE(RunCommand(Protoc("--decode") + " < " + ShellQuote(path) + " 2>&1", &text)) << text;
   const char* kExpected[] = {
       "blocks {\n  idx: 0\n  parent_idx: -1\n",
-      "    name: \"x\"\n    type {\n      type: DENSE_TENSOR\n      dense_tensor {\n"
-      "        tensor {\n          data_type: FP32\n          dims: -1\n          dims: 3\n",
+      ("    name: \"x\"\n    type {\n      type: DENSE_TENSOR\n      dense_tensor {\n"
+       "        tensor {\n          data_type: FP32\n          dims: -1\n          dims: 3\n"),
       "    persistable: true\n",
       "    inputs {\n      parameter: \"X\"\n      arguments: \"x\"\n    }\n",
       "    outputs {\n      parameter: \"Out\"\n      arguments: \"y\"\n    }\n",
