@@ -325,17 +325,24 @@ int LaunchGlooProcesses(const RunCommand& command, std::ostream& out, std::ostre
     code = kExitRuntimeFailure;
   }
   std::vector<std::string> outputs;
+  // The run's code is the first failing rank's own check failure or bad input (1, 2), as with
+  // ranks as threads: a rank its failure stopped exits 3, and a signal counts as a runtime failure.
+  std::optional<int> own_failure;
   for (size_t rank = 0; rank < children.size(); ++rank) {
     const Child& child = children[rank];
     if (child.pid <= 0) continue;
     if (child.exit_code != 0) {
-      code = kExitRuntimeFailure;
+      if (code == kExitOk) code = kExitRuntimeFailure;
+      const bool check_or_input =
+          child.exit_code == kExitCheckFailed || child.exit_code == kExitBadInput;
+      if (check_or_input && !own_failure.has_value()) own_failure = child.exit_code;
       err << fmt::format("rank {} (process {}) failed with exit code {}:\n", rank, child.pid,
                          child.exit_code)
           << ReadFile(child.err);
     }
     outputs.push_back(ReadFile(child.out));
   }
+  if (own_failure.has_value()) code = *own_failure;
   if (code == kExitOk) {
     StatusOr<std::string> merged = Merge(outputs, command.json);
     if (merged.ok()) {
