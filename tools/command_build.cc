@@ -1,7 +1,9 @@
 // `ir-migrate build mlp|gpt`: a model-zoo training program (startup + main, as Paddle's static
 // graph writes them: forward, append_backward, optimizer, feed and fetch ops) written as a
 // single-rank bundle (docs/bundle.md) whose rank runs its main program once per step; with
-// `--strategy`, the per-rank programs the legacy passes (oldir/passes/) make of it.
+// `--strategy`, the per-rank programs the legacy passes (oldir/passes/) make of it. With gradient
+// merge, one optimizer update takes k_steps executor steps: bundle.json's `steps` counts executor
+// steps, each reading a fresh micro-batch.
 // `ir-migrate build corpus`: the parity corpus's distributed bundles (diff_tests/corpus).
 // The output folder must be new or empty, and appears only once complete (common/staged_folder.h):
 // a failed or interrupted build leaves nothing behind.
@@ -14,6 +16,7 @@
 #include "oldir/bundle.h"
 #include "oldir/models/training.h"
 #include "oldir/params_io.h"
+#include "oldir/passes/apply_strategy.h"
 #include "oldir/passes/bundle_output.h"
 #include "oldir/passes/data_parallel.h"
 #include "tools/commands.h"
@@ -27,6 +30,7 @@ struct BuildResult {
   int world_size = 1;
   int64_t startup_ops = 0;
   int64_t main_ops = 0;
+  int k_steps = 1;  // executor steps per optimizer update (gradient merge)
 };
 
 // Refuses an output that exists and is not an empty folder, as translate does: writing over an
@@ -85,7 +89,7 @@ StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
     IRM_ASSIGN_OR_RETURN(oldir::passes::Strategy strategy,
                          oldir::passes::ReadStrategyFile(command.strategy));
     IRM_ASSIGN_OR_RETURN(oldir::passes::DistributedPrograms programs,
-                         oldir::passes::ApplyDataParallel(startup, main, strategy));
+                         oldir::passes::ApplyStrategy(startup, main, strategy));
     // The runtime reads dp_degree here to give each replica its rows of the global batch.
     bundle.strategy = oldir::passes::StrategyToJson(strategy);
     bundle.strategy["kind"] = strategy.dp_degree > 1 ? "data_parallel" : "single";
@@ -94,7 +98,8 @@ StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
     IRM_RETURN_IF_ERROR(
         oldir::passes::WriteDistributedBundle(programs, std::move(bundle), dir, options).status());
     return BuildResult{programs.world_size, programs.ranks[0].startup.num_ops(),
-                       programs.ranks[0].main.num_ops()};
+                       programs.ranks[0].main.num_ops(),
+                       strategy.gradient_merge.enable ? strategy.gradient_merge.k_steps : 1};
   }
   std::map<std::string, oldir::Program> programs;
   programs.emplace("main", main);
@@ -102,7 +107,7 @@ StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
                        oldir::WriteLegacyRankPrograms(dir, 0, startup, programs, options));
   bundle.ranks.push_back(std::move(rank));
   IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, dir));
-  return BuildResult{1, startup.num_ops(), main.num_ops()};
+  return BuildResult{1, startup.num_ops(), main.num_ops(), 1};
 }
 
 // The parity corpus: one bundle per case, OUTPUT/<case>; the cases keep their own steps.
@@ -155,6 +160,10 @@ int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) 
     out << fmt::format(
         "{}: wrote a {}-rank bundle: startup {} ops, main {} ops per rank, loss '{}'\n",
         command.output, built->world_size, built->startup_ops, built->main_ops, model.loss);
+  }
+  if (built->k_steps > 1) {
+    out << fmt::format("gradient merge: one optimizer update every {} executor steps\n",
+                       built->k_steps);
   }
   return kExitOk;
 }

@@ -132,8 +132,14 @@ Status RefuseUnimplemented(const Reader& r, const Strategy& s) {
   if (s.mp_degree != 1) return refuse("/mp_degree", "tensor (model) parallelism (mp_degree > 1)");
   if (s.pp_degree != 1) return refuse("/pp_degree", "pipeline parallelism (pp_degree > 1)");
   if (s.pipeline != defaults.pipeline) return refuse("/pipeline", "the pipeline strategy");
-  if (s.gradient_merge != defaults.gradient_merge) {
-    return refuse("/gradient_merge", "gradient merge");
+  if (s.dp_optimization.gradient_sync_after_accumulate) {
+    return refuse("/dp_optimization/gradient_sync_after_accumulate",
+                  "synchronising the gradients after accumulation");
+  }
+  // The fused buckets make each gradient a view that coalesce_tensor writes before the bucket's
+  // all-reduce, so a merge add placed after the gradient's last writer would read it unreduced.
+  if (s.gradient_merge.enable && s.dp_degree > 1 && s.fuse_all_reduce()) {
+    return refuse("/gradient_merge", "gradient merge with the fused all-reduce (dp_optimization)");
   }
   if (s.fused_passes != defaults.fused_passes) return refuse("/fused_passes", "fused_passes");
   return Status::Ok();
@@ -201,12 +207,15 @@ StatusOr<Strategy> ParseStrategyJson(std::string_view text, const std::string& f
   }
   if (auto it = doc.find("dp_optimization"); it != doc.end()) {
     const std::string p = "/dp_optimization";
-    IRM_RETURN_IF_ERROR(
-        r.Object(p, *it, {"enable", "fuse_all_reduce_ops", "fuse_grad_size_in_MB"}));
+    IRM_RETURN_IF_ERROR(r.Object(p, *it,
+                                 {"enable", "fuse_all_reduce_ops", "fuse_grad_size_in_MB",
+                                  "gradient_sync_after_accumulate"}));
     DpOptimizationStrategy& dp = s.dp_optimization;
     IRM_RETURN_IF_ERROR(r.Bool(p, *it, "enable", &dp.enable));
     IRM_RETURN_IF_ERROR(r.Bool(p, *it, "fuse_all_reduce_ops", &dp.fuse_all_reduce_ops));
     IRM_RETURN_IF_ERROR(r.Positive(p, *it, "fuse_grad_size_in_MB", &dp.fuse_grad_size_in_MB));
+    IRM_RETURN_IF_ERROR(
+        r.Bool(p, *it, "gradient_sync_after_accumulate", &dp.gradient_sync_after_accumulate));
   }
   if (auto it = doc.find("fused_passes"); it != doc.end()) {
     const std::string p = "/fused_passes";
@@ -251,7 +260,8 @@ json StrategyToJson(const Strategy& s) {
       {"dp_optimization",
        {{"enable", s.dp_optimization.enable},
         {"fuse_all_reduce_ops", s.dp_optimization.fuse_all_reduce_ops},
-        {"fuse_grad_size_in_MB", s.dp_optimization.fuse_grad_size_in_MB}}},
+        {"fuse_grad_size_in_MB", s.dp_optimization.fuse_grad_size_in_MB},
+        {"gradient_sync_after_accumulate", s.dp_optimization.gradient_sync_after_accumulate}}},
       {"fused_passes",
        {{"enable", s.fused_passes.enable},
         {"fused_passes_list", s.fused_passes.fused_passes_list}}},

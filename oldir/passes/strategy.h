@@ -41,6 +41,10 @@ struct DpOptimizationStrategy {
   bool enable = false;
   bool fuse_all_reduce_ops = true;
   double fuse_grad_size_in_MB = 32;  // Paddle's name; fractions allowed (small test models)
+  // With gradient merge: all-reduce the merged gradients once per update instead of every
+  // micro-step's gradients in backward (parallelizer_v2.py, _apply_post_optimization). Parsed so
+  // that asking for it is refused: only the default (sync in backward) is implemented.
+  bool gradient_sync_after_accumulate = false;
   bool operator==(const DpOptimizationStrategy&) const = default;
 };
 

@@ -110,12 +110,30 @@ TEST(StrategyTest, WhatNoPassImplementsYetIsRefusedNotIgnored) {
   for (
       const char* text :
       {R"({"mp_degree": 2})", R"({"pp_degree": 2})", R"({"pipeline": {"enable": true}})",
-       R"({"pipeline": {"schedule_mode": "VPP"}})", R"({"gradient_merge": {"k_steps": 2}})",
+       R"({"pipeline": {"schedule_mode": "VPP"}})",
+       R"({"dp_optimization": {"gradient_sync_after_accumulate": true}})",
+       R"({"dp_degree": 2, "gradient_merge": {"enable": true, "k_steps": 2},
+           "dp_optimization": {"enable": true}})",
        R"({"fused_passes": {"enable": true, "fused_passes_list": ["fused_gemm_epilogue_pass"]}})"}) {
     const Status s = ParseError(text);
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << text;
     EXPECT_NE(s.message().find("is not supported yet"), std::string::npos) << s.ToString();
   }
+}
+
+// Gradient merge is implemented (apply_strategy.h): its fields parse, and round-trip.
+TEST(StrategyTest, GradientMergeIsAccepted) {
+  StatusOr<Strategy> s = ParseStrategyJson(
+      R"({"dp_degree": 2, "gradient_merge": {"enable": true, "k_steps": 4, "avg": false}})",
+      "s.json");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s->gradient_merge.enable);
+  EXPECT_EQ(s->gradient_merge.k_steps, 4);
+  EXPECT_FALSE(s->gradient_merge.avg);
+  EXPECT_FALSE(s->dp_optimization.gradient_sync_after_accumulate);
+  StatusOr<Strategy> again = ParseStrategyJson(StrategyToJson(*s).dump(), "again.json");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, *s);
 }
 
 }  // namespace
