@@ -4,13 +4,12 @@
 // global batch within the reordered tier; a bundle whose ranks both send first is reported as a
 // hang, naming both pending sends, within seconds.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 
+#include "common/scratch_dir_test_support.h"
 #include "diff_tests/corpus/corpus.h"
 #include "diff_tests/tensor_compare.h"
 #include "reference_runtime/multi_rank_run.h"
@@ -19,27 +18,9 @@
 namespace irm::corpus {
 namespace {
 
-namespace fs = std::filesystem;
 using rt::MultiRankConfig;
 using rt::MultiRankResult;
 using rt::Tensor;
-
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name)
-      : path_((fs::path(::testing::TempDir()) /
-               ("irm_bundle_runs_" + std::to_string(::getpid()) + "_" + name))
-                  .string()) {
-    fs::remove_all(path_);
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& child) const {
-    return (fs::path(path_) / child).string();
-  }
-
- private:
-  std::string path_;
-};
 
 ::testing::AssertionResult SameBits(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) {

@@ -30,17 +30,16 @@
 // second ends where one serial step on all 2 x 2 micro-batch row blocks ends, within the
 // reordered tier with the same arbitration; the all-reduce runs on every micro-step.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "common/scratch_dir_test_support.h"
 #include "diff_tests/serial_reference_test_support.h"
 #include "diff_tests/tensor_compare.h"
 #include "oldir/bundle.h"
@@ -60,7 +59,6 @@
 namespace irm::diff {
 namespace {
 
-namespace fs = std::filesystem;
 using rt::FeedMap;
 using rt::Scope;
 using rt::Tensor;
@@ -78,23 +76,6 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   return std::string(info.param.model) + "_" + oldir::OptimizerKindName(info.param.optimizer) +
          "_dp" + std::to_string(info.param.dp_degree);
 }
-
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name)
-      : path_((fs::path(::testing::TempDir()) /
-               ("irm_legacy_passes_" + std::to_string(::getpid()) + "_" + name))
-                  .string()) {
-    fs::remove_all(path_);
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& child) const {
-    return (fs::path(path_) / child).string();
-  }
-
- private:
-  std::string path_;
-};
 
 // bundle.json's shared fields, as `ir-migrate build --strategy` writes them.
 oldir::Bundle BaseBundle(const oldir::models::ModelPrograms& model,
@@ -152,35 +133,21 @@ TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
   ASSERT_EQ(dp->ranks.size(), static_cast<size_t>(c.dp_degree));
 
   // The serial twin and its fp64 shadow, on the global batch the replicas drew together.
-  const oldir::Program serial_main = model.main.Build();
-  oldir::Program shadow_main = serial_main;
-  oldir::PromoteToFloat64(shadow_main);
-  rt::ExecutorOptions eo;
-  eo.seed = static_cast<uint64_t>(model.seed);
-  rt::LegacyExecutor init(model.startup.Build(), eo);
-  rt::LegacyExecutor step(serial_main, eo);
-  rt::LegacyExecutor shadow_step(shadow_main, eo);
-  ASSERT_TRUE(step.plan_status().ok() && shadow_step.plan_status().ok());
-  Scope serial;
-  ASSERT_TRUE(init.Run(serial, {}).ok());
-  const std::vector<std::string> state = serial.LocalNames();
-  Scope shadow;
-  for (const std::string& name : state) {
-    const Tensor* t = serial.FindLocal(name);
-    if (t != nullptr && t->defined()) shadow.Set(name, ToFloat64(*t));
-  }
+  StatusOr<std::unique_ptr<SerialReference>> reference = SerialReference::Create(model);
+  ASSERT_TRUE(reference.ok()) << reference.status().ToString();
+  SerialReference& ref = **reference;
+  Scope& serial = ref.serial();
+  Scope& shadow = ref.shadow();
+  const std::vector<std::string>& state = ref.state();
   const int64_t global_rows = kRowsPerReplica * c.dp_degree;
   for (int s = 1; s <= kSteps; ++s) {
     SCOPED_TRACE("step " + std::to_string(s));
     FeedMap feeds;
-    FeedMap wide;
-    for (const rt::FeedSpec& spec : step.FeedSpecs()) {
-      feeds[spec.name] = rt::RandomFeed(spec, eo.seed, s, global_rows);
-      wide[spec.name] = ToFloat64(feeds[spec.name]);
+    for (const rt::FeedSpec& spec : ref.FeedSpecs()) {
+      feeds[spec.name] = rt::RandomFeed(spec, ref.seed(), s, global_rows);
     }
-    StatusOr<std::vector<rt::Fetch>> loss = step.Run(serial, feeds);
+    StatusOr<std::vector<rt::Fetch>> loss = ref.Step(feeds);
     ASSERT_TRUE(loss.ok()) << loss.status().ToString();
-    ASSERT_TRUE(shadow_step.Run(shadow, wide).ok());
     // The mean of the replicas' mean losses is the global batch's mean loss.
     double sum = 0;
     for (const rt::RankOutcome& rank : dp->ranks) {
@@ -220,7 +187,7 @@ TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
   }
   EXPECT_GE(compared, 6);
   // One all-reduce per parameter per step on every rank.
-  StatusOr<std::vector<oldir::ParamGrad>> grads = oldir::passes::OptimizerParamGrads(serial_main);
+  StatusOr<std::vector<oldir::ParamGrad>> grads = oldir::passes::OptimizerParamGrads(ref.main());
   ASSERT_TRUE(grads.ok());
   for (int r = 0; r < c.dp_degree; ++r) {
     const rt::CommTrace* trace = dp->world->trace(r);
@@ -419,23 +386,12 @@ TEST_P(DataParallelGradientMergeTest, TwoMicroStepsOfDp2MatchOneSerialStep) {
   ASSERT_TRUE(two.ok()) << two.status().ToString();
   ASSERT_EQ(two->ranks.size(), static_cast<size_t>(kDp));
 
-  const oldir::Program serial_main = model.main.Build();
-  oldir::Program shadow_main = serial_main;
-  oldir::PromoteToFloat64(shadow_main);
-  rt::ExecutorOptions eo;
-  eo.seed = static_cast<uint64_t>(model.seed);
-  rt::LegacyExecutor init(model.startup.Build(), eo);
-  rt::LegacyExecutor step(serial_main, eo);
-  rt::LegacyExecutor shadow_step(shadow_main, eo);
-  ASSERT_TRUE(step.plan_status().ok() && shadow_step.plan_status().ok());
-  Scope serial;
-  ASSERT_TRUE(init.Run(serial, {}).ok());
-  const std::vector<std::string> state = serial.LocalNames();
-  Scope shadow;
-  for (const std::string& name : state) {
-    const Tensor* t = serial.FindLocal(name);
-    if (t != nullptr && t->defined()) shadow.Set(name, ToFloat64(*t));
-  }
+  StatusOr<std::unique_ptr<SerialReference>> reference = SerialReference::Create(model);
+  ASSERT_TRUE(reference.ok()) << reference.status().ToString();
+  SerialReference& ref = **reference;
+  Scope& serial = ref.serial();
+  Scope& shadow = ref.shadow();
+  const std::vector<std::string>& state = ref.state();
 
   // After the first micro-step nothing the optimizer owns has moved, on any rank.
   int unchanged = 0;
@@ -456,16 +412,13 @@ TEST_P(DataParallelGradientMergeTest, TwoMicroStepsOfDp2MatchOneSerialStep) {
   FeedMap feeds;
   for (int s = 1; s <= kMerge; ++s) {
     FeedMap batch;
-    for (const rt::FeedSpec& spec : step.FeedSpecs()) {
-      batch[spec.name] = rt::RandomFeed(spec, eo.seed, s, global_rows);
+    for (const rt::FeedSpec& spec : ref.FeedSpecs()) {
+      batch[spec.name] = rt::RandomFeed(spec, ref.seed(), s, global_rows);
     }
     feeds = s == 1 ? batch : StackRows(feeds, batch);
   }
-  FeedMap wide;
-  for (const auto& [name, t] : feeds) wide[name] = ToFloat64(t);
-  StatusOr<std::vector<rt::Fetch>> loss = step.Run(serial, feeds);
+  StatusOr<std::vector<rt::Fetch>> loss = ref.Step(feeds);
   ASSERT_TRUE(loss.ok()) << loss.status().ToString();
-  ASSERT_TRUE(shadow_step.Run(shadow, wide).ok());
   double sum = 0;
   for (const rt::RankOutcome& rank : two->ranks) {
     ASSERT_EQ(rank.steps.size(), static_cast<size_t>(kMerge));
@@ -495,7 +448,7 @@ TEST_P(DataParallelGradientMergeTest, TwoMicroStepsOfDp2MatchOneSerialStep) {
   }
   EXPECT_GT(moved, 0);  // the k-th step did update
   // gradient_sync_after_accumulate false: one all-reduce per parameter on every micro-step.
-  StatusOr<std::vector<oldir::ParamGrad>> grads = oldir::passes::OptimizerParamGrads(serial_main);
+  StatusOr<std::vector<oldir::ParamGrad>> grads = oldir::passes::OptimizerParamGrads(ref.main());
   ASSERT_TRUE(grads.ok());
   for (int r = 0; r < kDp; ++r) {
     EXPECT_EQ(two->world->trace(r)->records().size(), grads->size() * kMerge) << "rank " << r;

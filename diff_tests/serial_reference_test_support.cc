@@ -3,15 +3,37 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "diff_tests/tensor_compare.h"
+#include "oldir/float64_shadow.h"
 #include "oldir/models/gpt.h"
 #include "oldir/models/mlp.h"
 #include "oldir/models/training.h"
 #include "reference_runtime/dtype_visit.h"
 
 namespace irm::diff {
+
+namespace {
+
+rt::ExecutorOptions Seeded(uint64_t seed) {
+  rt::ExecutorOptions options;
+  options.seed = seed;
+  return options;
+}
+
+// ||a - b|| over the elements in double; b null: ||a||.
+double Distance(const rt::Tensor& a, const rt::Tensor* b) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double d = rt::ElementAsDouble(a, i) - (b != nullptr ? rt::ElementAsDouble(*b, i) : 0.0);
+    sum += d * d;
+  }
+  return std::sqrt(sum);
+}
+
+}  // namespace
 
 Status BuildZooTraining(std::string_view model, oldir::OptimizerKind kind,
                         oldir::models::ModelPrograms* out) {
@@ -56,19 +78,41 @@ rt::Tensor ToFloat64(const rt::Tensor& t) {
   return rt::Tensor::FromVector(v, t.shape());
 }
 
-namespace {
+SerialReference::SerialReference(oldir::Program main, oldir::Program shadow_main, uint64_t seed)
+    : main_(std::move(main)),
+      shadow_main_(std::move(shadow_main)),
+      seed_(seed),
+      step_(main_, Seeded(seed)),
+      shadow_step_(shadow_main_, Seeded(seed)) {}
 
-// ||a - b|| over the elements in double; b null: ||a||.
-double Distance(const rt::Tensor& a, const rt::Tensor* b) {
-  double sum = 0.0;
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double d = rt::ElementAsDouble(a, i) - (b != nullptr ? rt::ElementAsDouble(*b, i) : 0.0);
-    sum += d * d;
+StatusOr<std::unique_ptr<SerialReference>> SerialReference::Create(
+    const oldir::models::ModelPrograms& model) {
+  oldir::Program main = model.main.Build();
+  oldir::Program shadow_main = main;
+  oldir::PromoteToFloat64(shadow_main);
+  const uint64_t seed = static_cast<uint64_t>(model.seed);
+  std::unique_ptr<SerialReference> reference(
+      new SerialReference(std::move(main), std::move(shadow_main), seed));
+  IRM_RETURN_IF_ERROR(reference->step_.plan_status());
+  IRM_RETURN_IF_ERROR(reference->shadow_step_.plan_status());
+  rt::LegacyExecutor init(model.startup.Build(), Seeded(seed));
+  IRM_RETURN_IF_ERROR(init.plan_status());
+  IRM_RETURN_IF_ERROR(init.Run(reference->serial_, {}).status());
+  reference->state_ = reference->serial_.LocalNames();
+  for (const std::string& name : reference->state_) {
+    const rt::Tensor* t = reference->serial_.FindLocal(name);
+    if (t != nullptr && t->defined()) reference->shadow_.Set(name, ToFloat64(*t));
   }
-  return std::sqrt(sum);
+  return reference;
 }
 
-}  // namespace
+StatusOr<std::vector<rt::Fetch>> SerialReference::Step(const rt::FeedMap& feeds) {
+  rt::FeedMap wide;
+  for (const auto& [name, tensor] : feeds) wide[name] = ToFloat64(tensor);
+  IRM_ASSIGN_OR_RETURN(std::vector<rt::Fetch> fetched, step_.Run(serial_, feeds));
+  IRM_RETURN_IF_ERROR(shadow_step_.Run(shadow_, wide).status());
+  return fetched;
+}
 
 Arbitration AgainstSerial(const rt::Tensor& got, const rt::Tensor& serial,
                           const rt::Tensor* shadow) {

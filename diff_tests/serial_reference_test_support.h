@@ -6,12 +6,17 @@
 // comparing the two runs' distances to the shadow.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "oldir/models/model.h"
 #include "oldir/optimizer.h"
+#include "oldir/program.h"
+#include "reference_runtime/executor.h"
+#include "reference_runtime/legacy_executor.h"
 #include "reference_runtime/tensor.h"
 
 namespace irm::diff {
@@ -26,6 +31,39 @@ bool SameBits(const rt::Tensor& a, const rt::Tensor& b);
 float Scalar(const rt::Tensor& t);  // the first element of a float32 tensor
 // `t` in float64 when it is float32; other tensors as they are (a copy).
 rt::Tensor ToFloat64(const rt::Tensor& t);
+
+// The serial program of a model and its float64 shadow (oldir::PromoteToFloat64), both starting
+// from the serial startup's parameters: what a pass's output is checked against.
+class SerialReference {
+ public:
+  static StatusOr<std::unique_ptr<SerialReference>> Create(
+      const oldir::models::ModelPrograms& model);
+  SerialReference(const SerialReference&) = delete;
+  SerialReference& operator=(const SerialReference&) = delete;
+
+  // One step of both programs on `feeds` (the shadow on them widened): the serial fetches.
+  StatusOr<std::vector<rt::Fetch>> Step(const rt::FeedMap& feeds);
+
+  const oldir::Program& main() const { return main_; }
+  std::vector<rt::FeedSpec> FeedSpecs() const { return step_.FeedSpecs(); }
+  uint64_t seed() const { return seed_; }
+  rt::Scope& serial() { return serial_; }
+  rt::Scope& shadow() { return shadow_; }
+  // The startup's vars: parameters, learning rate, optimizer state.
+  const std::vector<std::string>& state() const { return state_; }
+
+ private:
+  SerialReference(oldir::Program main, oldir::Program shadow_main, uint64_t seed);
+
+  const oldir::Program main_;
+  const oldir::Program shadow_main_;
+  const uint64_t seed_;
+  rt::LegacyExecutor step_;
+  rt::LegacyExecutor shadow_step_;
+  rt::Scope serial_;
+  rt::Scope shadow_;
+  std::vector<std::string> state_;
+};
 
 enum class Agreement {
   kReordered,   // within the reordered tier

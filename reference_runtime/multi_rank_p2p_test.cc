@@ -4,37 +4,20 @@
 // sends micro-batch 0's gradient — and runs under buffered, with the FThenB plan's losses and
 // parameters bit for bit.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "common/scratch_dir_test_support.h"
 #include "diff_tests/corpus/corpus.h"
 #include "reference_runtime/multi_rank_run.h"
 
 namespace irm::rt {
 namespace {
 
-namespace fs = std::filesystem;
 using schedules::P2pModel;
-
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name)
-      : path_((fs::path(::testing::TempDir()) /
-               ("irm_multi_rank_p2p_" + std::to_string(::getpid()) + "_" + name))
-                  .string()) {
-    fs::remove_all(path_);
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::vector<oldir::PlanJob> Jobs(const std::vector<std::pair<std::string, int>>& jobs) {
   std::vector<oldir::PlanJob> plan;
