@@ -253,7 +253,7 @@ TEST_P(BucketedDataParallelTest, EachBucketIsAllReducedOnceAndTheBundleValidates
   EXPECT_GE(fused, 2u);
   EXPECT_EQ(members, grads->size());  // every gradient in exactly one bucket
 
-  for (const oldir::passes::RankProgramPair& rank : programs.ranks) {
+  for (const oldir::passes::RankPrograms& rank : programs.ranks) {
     int reduces = 0;
     int coalesces = 0;
     for (int i = 0; i < rank.main.root().num_ops(); ++i) {

@@ -21,8 +21,9 @@
 
 namespace irm::diff {
 
-// "mlp" (the parity corpus's 4 -> 8 -> 8 -> 3) or "gpt" (2 layers, hidden 8, 2 heads, vocab 11,
-// sequence 4, no dropout: dropout draws by the local element index, which a split batch changes),
+// "mlp" (4 -> 8 -> 8 -> 8 -> 3: two Megatron column/row pairs, one linear per stage at pp4) or
+// "gpt" (2 layers, hidden 8, 4 heads, vocab 12 — tp2 and tp4 divide both —, sequence 4, no
+// dropout: dropout draws by the local element index, which a split batch changes),
 // with its backward and `kind` (learning rate 0.05).
 Status BuildZooTraining(std::string_view model, oldir::OptimizerKind kind,
                         oldir::models::ModelPrograms* out);
@@ -68,9 +69,9 @@ class SerialReference {
 enum class Agreement {
   kReordered,   // within the reordered tier
   kNoiseFloor,  // within the noise-floor factor of the serial run's error against the shadow
-  kNoSignal,    // the serial run is all rounding noise, and `got` no farther from the shadow than
-                // the factor squared times the serial run's distance (a second moment squares
-                // the gradient's noise, so its ratio squares too)
+  kNoSignal,    // the serial run is all rounding noise, and `got` is noise of the same order: no
+                // farther from the shadow than the factor to the fourth times the serial run's
+                // distance (independent noises, squared again in a second moment)
   kMismatch,
 };
 struct Arbitration {

@@ -53,12 +53,24 @@ struct PlanJob {
   bool operator==(const PlanJob&) const = default;
 };
 
+// Where a sharded tensor of one rank lies in the serial (global) tensor: the local tensor is the
+// box [offsets, offsets + local dims) of a tensor of `global_shape`. The random initialisers of a
+// sharded parameter draw the serial initialiser's numbers for those elements (random streams keyed
+// by the global element index), so a distributed run starts from the serial run's parameters.
+struct ShardSlice {
+  std::vector<int64_t> global_shape;
+  std::vector<int64_t> offsets;  // one per dim, each in [0, global dim)
+  bool operator==(const ShardSlice&) const = default;
+};
+
 // One rank folder. File names are relative to it (`rank<N>/`).
 struct BundleRank {
   int rank = 0;
   std::string startup;                          // "startup.pdmodel"; empty: none
   std::map<std::string, std::string> programs;  // job type -> file name ("forward.pdmodel")
   std::optional<std::vector<PlanJob>> plan;     // nullopt: no plan.json (runs "main" per step)
+  // The rank's sharded vars by name (rank<N>/shards.json); empty: none (no file).
+  std::map<std::string, ShardSlice> shards;
   bool operator==(const BundleRank&) const = default;
 };
 

@@ -15,9 +15,9 @@ StatusOr<DistributedPrograms> ApplyStrategy(const Program& startup, const Progra
   options.k_steps = strategy.gradient_merge.k_steps;
   options.avg = strategy.gradient_merge.avg;
   // The replicas' programs are identical: merge one and copy it, so that they stay so.
-  RankProgramPair merged = programs.ranks.front();
+  RankPrograms merged = programs.ranks.front();
   IRM_RETURN_IF_ERROR(ApplyGradientMerge(merged.main, merged.startup, options));
-  for (RankProgramPair& rank : programs.ranks) rank = merged;
+  for (RankPrograms& rank : programs.ranks) rank = merged;
   return programs;
 }
 

@@ -59,7 +59,7 @@ TEST(ApplyStrategyTest, DataParallelThenGradientMerge) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->world_size, 2);
   ASSERT_EQ(out->ranks.size(), 2u);
-  for (const RankProgramPair& rank : out->ranks) {
+  for (const RankPrograms& rank : out->ranks) {
     ASSERT_EQ(rank.main.num_blocks(), 2);
     EXPECT_EQ(OpTypes(rank.main.root()),
               (std::vector<std::string>{"feed",

@@ -317,7 +317,7 @@ StatusOr<DistributedPrograms> ApplyDataParallel(const Program& startup, const Pr
   for (int r = 0; r < dp; ++r) group.ranks.push_back(r);
   out.process_groups.push_back(group);
   if (dp == 1) {
-    out.ranks.push_back({startup, main});
+    out.ranks.push_back(SingleProgramRank(startup, main));
     return out;
   }
   IRM_ASSIGN_OR_RETURN(std::vector<ParamGrad> grads, OptimizerParamGrads(main));
@@ -329,7 +329,7 @@ StatusOr<DistributedPrograms> ApplyDataParallel(const Program& startup, const Pr
     IRM_ASSIGN_OR_RETURN(std::vector<GradientBucket> buckets, GroupGradients(synced, max_bytes));
     IRM_ASSIGN_OR_RETURN(synced, FuseGradientSync(synced, buckets));
   }
-  for (int r = 0; r < dp; ++r) out.ranks.push_back({startup, synced});
+  for (int r = 0; r < dp; ++r) out.ranks.push_back(SingleProgramRank(startup, synced));
   return out;
 }
 

@@ -14,24 +14,11 @@
 #include "common/status.h"
 #include "oldir/backward.h"
 #include "oldir/bundle.h"
+#include "oldir/passes/distributed_programs.h"
 #include "oldir/passes/strategy.h"
 #include "oldir/program.h"
 
 namespace irm::oldir::passes {
-
-// The programs of one rank.
-struct RankProgramPair {
-  Program startup;
-  Program main;
-};
-
-// What a pass makes of a serial program: one entry per rank, and the process groups its
-// communication ops name by ring_id.
-struct DistributedPrograms {
-  int world_size = 1;
-  std::vector<ProcessGroup> process_groups;
-  std::vector<RankProgramPair> ranks;
-};
 
 // The ring of the data-parallel group (every rank when data parallelism is the only axis).
 inline constexpr int kDataParallelRing = 0;

@@ -121,7 +121,7 @@ TEST(DataParallelTest, EachGradientIsAllReducedAndScaledAfterItsLastBackwardWrit
   for (const ParamGrad& pg : *grads) expected.insert(pg.grad);
   EXPECT_EQ(synced, expected);
   // Every rank runs the same programs; startup is the serial one.
-  for (const RankProgramPair& rank : dp->ranks) {
+  for (const RankPrograms& rank : dp->ranks) {
     EXPECT_EQ(rank.main.desc().SerializeAsString(), main.desc().SerializeAsString());
     EXPECT_EQ(rank.startup.desc().SerializeAsString(), serial.startup.desc().SerializeAsString());
   }
