@@ -46,9 +46,9 @@ proto::OpDesc MakeOp(const std::string& type, const std::string& in_slot,
 }
 
 // The dp all-reduce and scale of `var` (sync_and_scale_gradients).
-void AppendSync(const std::string& var, int dp_degree, OpList* ops) {
+void AppendSync(const std::string& var, int dp_degree, int ring_id, OpList* ops) {
   *ops->Add() = MakeOp("c_allreduce_sum", "X", {var}, "Out", {var},
-                       {{"ring_id", int32_t{kDataParallelRing}},
+                       {{"ring_id", int32_t{ring_id}},
                         {"use_calc_stream", true},
                         {"use_model_parallel", false},
                         {kOpRoleAttr, int32_t{kBackward}},
@@ -130,7 +130,7 @@ StatusOr<std::vector<ParamGrad>> OptimizerParamGrads(const Program& main) {
 }
 
 StatusOr<Program> InsertGradientSync(const Program& main, const std::vector<ParamGrad>& grads,
-                                     int dp_degree) {
+                                     int dp_degree, int ring_id) {
   const Block root = main.root();
   std::unordered_map<std::string, int> last_writer;
   for (const ParamGrad& pg : grads) last_writer.emplace(pg.grad, -1);
@@ -164,7 +164,7 @@ StatusOr<Program> InsertGradientSync(const Program& main, const std::vector<Para
     *ops.Add() = block->ops(i);
     auto it = after.find(i);
     if (it == after.end()) continue;
-    for (const std::string& grad : it->second) AppendSync(grad, dp_degree, &ops);
+    for (const std::string& grad : it->second) AppendSync(grad, dp_degree, ring_id, &ops);
   }
   block->mutable_ops()->Swap(&ops);
   out.Reindex();
@@ -275,7 +275,8 @@ StatusOr<Program> FuseGradientSync(const Program& synced,
     if (last_sync + 1 < root.num_ops() && IsDpScale(root.op(last_sync + 1))) {
       scale = root.op(last_sync + 1).AttrOr<float>("scale", 1.0f);
     }
-    AppendSync(fused, 1, &sync);
+    const int ring_id = root.op(last_sync).AttrOr<int32_t>("ring_id", kDataParallelRing);
+    AppendSync(fused, 1, ring_id, &sync);
     OpEditor(sync.Mutable(2)).SetAttr("scale", scale);
     replace[last_sync] = std::move(sync);
     VarEditor(block->add_vars())

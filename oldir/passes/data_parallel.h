@@ -39,11 +39,12 @@ struct GradientBucket {
 StatusOr<std::vector<ParamGrad>> OptimizerParamGrads(const Program& main);
 
 // The root block of `main` with every gradient of `grads` synchronised right after the backward
-// op that last writes it: `c_allreduce_sum` (X = Out = grad, ring_id, use_calc_stream) then
-// `scale` (1/dp_degree), both Backward role in the data-parallel namescope. kInvalidArgument
-// when a gradient has no backward writer in the root block.
+// op that last writes it: `c_allreduce_sum` (X = Out = grad, use_calc_stream) on `ring_id`, the
+// data-parallel group of the rank, then `scale` (1/dp_degree), both Backward role in the
+// data-parallel namescope. kInvalidArgument when a gradient has no backward writer in the root
+// block.
 StatusOr<Program> InsertGradientSync(const Program& main, const std::vector<ParamGrad>& grads,
-                                     int dp_degree);
+                                     int dp_degree, int ring_id = kDataParallelRing);
 
 // Paddle's grouping of the synchronised gradients of a program InsertGradientSync made: in the
 // order of their all-reduces, a gradient joins the open bucket while the bucket's size stays
@@ -51,11 +52,11 @@ StatusOr<Program> InsertGradientSync(const Program& main, const std::vector<Para
 StatusOr<std::vector<GradientBucket>> GroupGradients(const Program& synced, int64_t max_bytes);
 
 // Rewrites a program InsertGradientSync made so that each bucket of two or more gradients is
-// synchronised once: `coalesce_tensor` (Input = Output = the bucket's gradients, FusedOutput =
-// `coalesce_grad_<i>_0`, copy_data), one `c_allreduce_sum` and one `scale` of the fused buffer,
-// where the bucket's last all-reduce was. A bucket of one keeps its own all-reduce. As in Paddle,
-// the gradients are views of the fused buffer after coalesce_tensor: an executor must alias them
-// for the reduced values to reach the gradients.
+// synchronised once (on the ring of its gradients' all-reduces): `coalesce_tensor` (Input = Output
+// = the bucket's gradients, FusedOutput = `coalesce_grad_<i>_0`, copy_data), one `c_allreduce_sum`
+// and one `scale` of the fused buffer, where the bucket's last all-reduce was. A bucket of one
+// keeps its own all-reduce. As in Paddle, the gradients are views of the fused buffer after
+// coalesce_tensor: an executor must alias them for the reduced values to reach the gradients.
 StatusOr<Program> FuseGradientSync(const Program& synced,
                                    const std::vector<GradientBucket>& buckets);
 

@@ -122,6 +122,38 @@ class Reader {
   std::string file_;
 };
 
+// The rules between fields: a pipeline needs pp_degree > 1 and the reverse; chunks and split
+// backward belong to the schedules that have them; the pipeline accumulates its micro-batches
+// itself (pipeline.accumulate_steps), so gradient merge on top of it is a contradiction.
+Status CheckConsistent(const Reader& r, const Strategy& s) {
+  auto invalid = [&](const std::string& pointer, std::string message) {
+    return r.Error(StatusCode::kInvalidArgument, pointer, std::move(message));
+  };
+  const PipelineStrategy& pp = s.pipeline;
+  if (s.pp_degree > 1 && !pp.enable) {
+    return invalid("/pipeline/enable",
+                   fmt::format("pp_degree {} needs pipeline.enable", s.pp_degree));
+  }
+  if (pp.enable && s.pp_degree == 1) {
+    return invalid("/pp_degree", "pipeline.enable needs pp_degree > 1");
+  }
+  const bool chunked = pp.schedule_mode == "VPP" || pp.schedule_mode == "ZBVPP";
+  if (pp.vpp_degree > 1 && !chunked) {
+    return invalid("/pipeline/vpp_degree",
+                   fmt::format("vpp_degree {} needs schedule_mode VPP or ZBVPP, not {}",
+                               pp.vpp_degree, pp.schedule_mode));
+  }
+  if (pp.split_backward && pp.schedule_mode != "VPP") {
+    return invalid("/pipeline/split_backward", "split_backward belongs to schedule_mode VPP");
+  }
+  if (pp.enable && s.gradient_merge.enable) {
+    return invalid("/gradient_merge/enable",
+                   "a pipeline accumulates its micro-batches itself (pipeline.accumulate_steps); "
+                   "gradient merge on top of it is not a strategy Paddle runs");
+  }
+  return Status::Ok();
+}
+
 // Refuses what no pass implements yet: a strategy asking for it must not run as if it did not.
 Status RefuseUnimplemented(const Reader& r, const Strategy& s) {
   const Strategy defaults;
@@ -129,17 +161,24 @@ Status RefuseUnimplemented(const Reader& r, const Strategy& s) {
     return r.Error(StatusCode::kUnimplemented, pointer,
                    fmt::format("{} is not supported yet", what));
   };
-  if (s.mp_degree != 1) return refuse("/mp_degree", "tensor (model) parallelism (mp_degree > 1)");
-  if (s.pp_degree != 1) return refuse("/pp_degree", "pipeline parallelism (pp_degree > 1)");
-  if (s.pipeline != defaults.pipeline) return refuse("/pipeline", "the pipeline strategy");
+  if (s.pipeline.enable_send_recv_overlap) {
+    return refuse("/pipeline/enable_send_recv_overlap", "overlapping send and receive");
+  }
   if (s.dp_optimization.gradient_sync_after_accumulate) {
     return refuse("/dp_optimization/gradient_sync_after_accumulate",
                   "synchronising the gradients after accumulation");
   }
   // The fused buckets make each gradient a view that coalesce_tensor writes before the bucket's
-  // all-reduce, so a merge add placed after the gradient's last writer would read it unreduced.
-  if (s.gradient_merge.enable && s.dp_degree > 1 && s.fuse_all_reduce()) {
-    return refuse("/gradient_merge", "gradient merge with the fused all-reduce (dp_optimization)");
+  // all-reduce, so an accumulation add placed after the gradient's last writer would read it
+  // unreduced: gradient merge and a pipeline's accumulation both have such adds.
+  if (s.dp_degree > 1 && s.fuse_all_reduce()) {
+    if (s.gradient_merge.enable) {
+      return refuse("/gradient_merge",
+                    "gradient merge with the fused all-reduce (dp_optimization)");
+    }
+    if (s.pipeline.enable) {
+      return refuse("/pipeline", "a pipeline with the fused all-reduce (dp_optimization)");
+    }
   }
   if (s.fused_passes != defaults.fused_passes) return refuse("/fused_passes", "fused_passes");
   return Status::Ok();
@@ -231,6 +270,7 @@ StatusOr<Strategy> ParseStrategyJson(std::string_view text, const std::string& f
       }
     }
   }
+  IRM_RETURN_IF_ERROR(CheckConsistent(r, s));
   IRM_RETURN_IF_ERROR(RefuseUnimplemented(r, s));
   return s;
 }

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 namespace irm::oldir::passes {
 namespace {
 
@@ -109,9 +111,10 @@ TEST(StrategyTest, OutOfRangeValuesAreInvalidArguments) {
 TEST(StrategyTest, WhatNoPassImplementsYetIsRefusedNotIgnored) {
   for (
       const char* text :
-      {R"({"mp_degree": 2})", R"({"pp_degree": 2})", R"({"pipeline": {"enable": true}})",
-       R"({"pipeline": {"schedule_mode": "VPP"}})",
+      {R"({"pp_degree": 2, "pipeline": {"enable": true, "enable_send_recv_overlap": true}})",
        R"({"dp_optimization": {"gradient_sync_after_accumulate": true}})",
+       R"({"dp_degree": 2, "pp_degree": 2, "pipeline": {"enable": true},
+           "dp_optimization": {"enable": true}})",
        R"({"dp_degree": 2, "gradient_merge": {"enable": true, "k_steps": 2},
            "dp_optimization": {"enable": true}})",
        R"({"fused_passes": {"enable": true, "fused_passes_list": ["fused_gemm_epilogue_pass"]}})"}) {
@@ -119,6 +122,40 @@ TEST(StrategyTest, WhatNoPassImplementsYetIsRefusedNotIgnored) {
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << text;
     EXPECT_NE(s.message().find("is not supported yet"), std::string::npos) << s.ToString();
   }
+}
+
+// Fields that contradict each other are invalid, located at the field to change.
+TEST(StrategyTest, ContradictionsAreInvalid) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"pp_degree": 2})", "/pipeline/enable"},
+      {R"({"pipeline": {"enable": true}})", "/pp_degree"},
+      {R"({"pp_degree": 2, "pipeline": {"enable": true, "vpp_degree": 2}})",
+       "/pipeline/vpp_degree"},
+      {R"({"pp_degree": 2, "pipeline": {"enable": true, "split_backward": true}})",
+       "/pipeline/split_backward"},
+      {R"({"pp_degree": 2, "pipeline": {"enable": true}, "gradient_merge": {"enable": true}})",
+       "/gradient_merge/enable"},
+  };
+  for (const auto& [text, pointer] : cases) {
+    const Status s = ParseError(text);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_EQ(s.location().detail, pointer) << s.ToString();
+  }
+}
+
+// Tensor and pipeline parallelism parse, with Paddle's field names, and round-trip.
+TEST(StrategyTest, HybridStrategiesAreAccepted) {
+  StatusOr<Strategy> s = ParseStrategyJson(
+      R"({"dp_degree": 2, "mp_degree": 2, "pp_degree": 2,
+          "pipeline": {"enable": true, "schedule_mode": "VPP", "vpp_degree": 2,
+                       "accumulate_steps": 4}})",
+      "s.json");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->world_size(), 8);
+  EXPECT_EQ(s->pipeline.vpp_degree, 2);
+  StatusOr<Strategy> again = ParseStrategyJson(StrategyToJson(*s).dump(), "again.json");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, *s);
 }
 
 // Gradient merge is implemented (apply_strategy.h): its fields parse, and round-trip.
