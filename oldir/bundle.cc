@@ -28,6 +28,7 @@ namespace {
 
 constexpr const char* kBundleJson = "bundle.json";
 constexpr const char* kPlanJson = "plan.json";
+constexpr const char* kShardsJson = "shards.json";
 constexpr const char* kStartup = "startup";
 constexpr const char* kMain = "main";
 
@@ -426,6 +427,45 @@ StatusOr<std::vector<PlanJob>> ParsePlanJson(std::string_view text, const std::s
       });
 }
 
+std::string ShardsJsonText(const std::map<std::string, ShardSlice>& shards) {
+  std::string out = "{\"shards\": {";
+  bool first = true;
+  for (const auto& [name, slice] : shards) {
+    out += fmt::format("{}\n  {}: {{\"global_shape\": [{}], \"offsets\": [{}]}}", first ? "" : ",",
+                       json(name).dump(), fmt::join(slice.global_shape, ", "),
+                       fmt::join(slice.offsets, ", "));
+    first = false;
+  }
+  out += shards.empty() ? "}}\n" : "\n}}\n";
+  return out;
+}
+
+StatusOr<std::map<std::string, ShardSlice>> ParseShardsJson(std::string_view text,
+                                                            const std::string& file) {
+  IRM_ASSIGN_OR_RETURN(json doc, ParseJson(text, file));
+  const JsonReader r(file);
+  IRM_RETURN_IF_ERROR(r.Object("", doc, {"shards"}));
+  IRM_ASSIGN_OR_RETURN(const json* shards, r.Required("", doc, "shards"));
+  if (!shards->is_object()) return r.WrongType("/shards", "an object", *shards);
+  auto dims = [&](const std::string& pointer, const json& v) {
+    return r.Array<int64_t>(pointer, v,
+                            [&](const std::string& q, const json& e) { return r.Int64(q, e); });
+  };
+  std::map<std::string, ShardSlice> out;
+  for (auto it = shards->begin(); it != shards->end(); ++it) {
+    const std::string p = Child("/shards", it.key());
+    const json& v = it.value();
+    IRM_RETURN_IF_ERROR(r.Object(p, v, {"global_shape", "offsets"}));
+    ShardSlice slice;
+    IRM_ASSIGN_OR_RETURN(const json* global_shape, r.Required(p, v, "global_shape"));
+    IRM_ASSIGN_OR_RETURN(slice.global_shape, dims(Child(p, "global_shape"), *global_shape));
+    IRM_ASSIGN_OR_RETURN(const json* offsets, r.Required(p, v, "offsets"));
+    IRM_ASSIGN_OR_RETURN(slice.offsets, dims(Child(p, "offsets"), *offsets));
+    out.emplace(it.key(), std::move(slice));
+  }
+  return out;
+}
+
 // --- listing folders ----------------------------------------------------------------------------
 
 namespace {
@@ -452,6 +492,7 @@ StatusOr<BundleRank> ReadRankFolder(const std::string& dir, int rank, BundleIr i
   fs::directory_iterator it(folder, ec);
   if (ec) return FolderError(folder, ec);
   bool has_plan = false;
+  bool has_shards = false;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) return FolderError(folder, ec);
     std::error_code type_ec;
@@ -460,6 +501,10 @@ StatusOr<BundleRank> ReadRankFolder(const std::string& dir, int rank, BundleIr i
     const std::string name = path.filename().string();
     if (name == kPlanJson) {
       has_plan = true;
+      continue;
+    }
+    if (name == kShardsJson) {
+      has_shards = true;
       continue;
     }
     if (path.extension().string() != extension) continue;
@@ -476,6 +521,11 @@ StatusOr<BundleRank> ReadRankFolder(const std::string& dir, int rank, BundleIr i
     IRM_ASSIGN_OR_RETURN(std::string text, ReadFile(plan_path));
     IRM_ASSIGN_OR_RETURN(out.plan, ParsePlanJson(text, plan_path));
   }
+  if (has_shards) {
+    const std::string shards_path = JoinPath(folder, kShardsJson);
+    IRM_ASSIGN_OR_RETURN(std::string text, ReadFile(shards_path));
+    IRM_ASSIGN_OR_RETURN(out.shards, ParseShardsJson(text, shards_path));
+  }
   return out;
 }
 
@@ -487,6 +537,17 @@ Status CreateFolder(const std::string& path) {
   if (ec) {
     return Status(StatusCode::kIoError, Location::File(path),
                   fmt::format("cannot create the folder: {}", ec.message()));
+  }
+  return Status::Ok();
+}
+
+// Removes a file the bundle no longer has (`what`: "plan"), if there.
+Status RemoveStale(const std::string& path, const char* what) {
+  std::error_code ec;
+  fs::remove(path, ec);
+  if (ec) {
+    return Status(StatusCode::kIoError, Location::File(path),
+                  fmt::format("cannot remove the stale {}: {}", what, ec.message()));
   }
   return Status::Ok();
 }
@@ -711,7 +772,7 @@ class BundleChecker {
       for (size_t j = 0; j < rank.plan->size(); ++j) {
         const PlanJob& job = (*rank.plan)[j];
         const std::string p = Child("/jobs", j);
-        if (job.type == kStartup || job.type == "plan") {
+        if (job.type == kStartup || job.type == "plan" || job.type == "shards") {
           Unusable(JsonLocation(plan_file, p + "/type"),
                    fmt::format("job type '{}' is reserved", job.type));
         } else if (!rank.programs.count(job.type)) {
@@ -735,7 +796,77 @@ class BundleChecker {
         }
       }
     }
+    CheckShards(rank);
     if (bundle_.ir == BundleIr::kLegacy) CheckLegacyPrograms(rank, first_job);
+  }
+
+  // shards.json on its own: as many offsets as global dims, every global dim positive, every
+  // offset inside its dim.
+  void CheckShards(const BundleRank& rank) {
+    const std::string file = RankFile(dir_, rank.rank, kShardsJson);
+    for (const auto& [name, slice] : rank.shards) {
+      const std::string p = Child("/shards", name);
+      if (name.empty()) Unusable(JsonLocation(file, p), "a shard needs a var name");
+      if (slice.offsets.size() != slice.global_shape.size()) {
+        Unusable(JsonLocation(file, p + "/offsets"),
+                 fmt::format("var '{}' has {} offsets for a global_shape of {} dims", name,
+                             slice.offsets.size(), slice.global_shape.size()));
+        continue;
+      }
+      for (size_t d = 0; d < slice.global_shape.size(); ++d) {
+        const int64_t global = slice.global_shape[d];
+        const int64_t offset = slice.offsets[d];
+        if (global < 1) {
+          Unusable(JsonLocation(file, Child(p + "/global_shape", d)),
+                   fmt::format("var '{}': global dim {} is {}, not positive", name, d, global));
+        } else if (offset < 0 || offset >= global) {
+          Unusable(JsonLocation(file, Child(p + "/offsets", d)),
+                   fmt::format("var '{}': offset {} of dim {} is outside [0, {})", name, offset, d,
+                               global));
+        }
+      }
+    }
+  }
+
+  // Legacy bundles: each sharded var against the startup program's declaration of it, the local
+  // tensor its initialiser writes: as many dims as global_shape, and the box [offsets, offsets +
+  // local dims) inside the global shape (a dim declared -1 is not checked). A shard that breaks
+  // CheckShards' rules is not looked at again.
+  void CheckShardDeclarations(const BundleRank& rank, const Program& startup) {
+    if (rank.shards.empty() || startup.num_blocks() == 0) return;
+    const std::string file = RankFile(dir_, rank.rank, kShardsJson);
+    const std::string startup_file = RankFile(dir_, rank.rank, rank.startup);
+    const Block root = startup.root();
+    for (const auto& [name, slice] : rank.shards) {
+      if (name.empty() || slice.offsets.size() != slice.global_shape.size()) continue;
+      const std::string p = Child("/shards", name);
+      const std::optional<Var> var = root.FindVar(name);
+      if (!var || var->tensor_desc() == nullptr) {
+        Mismatch(JsonLocation(file, p),
+                 fmt::format("var '{}' is sharded, but the startup program {} does not declare it "
+                             "as a dense tensor in block 0",
+                             name, startup_file));
+        continue;
+      }
+      const std::vector<int64_t> local = var->dims();
+      if (local.size() != slice.global_shape.size()) {
+        Mismatch(JsonLocation(file, p + "/global_shape"),
+                 fmt::format("var '{}' has {} global dims, but {}", name, slice.global_shape.size(),
+                             DeclaredAs(*var, startup_file)));
+        continue;
+      }
+      for (size_t d = 0; d < local.size(); ++d) {
+        const int64_t global = slice.global_shape[d];
+        const int64_t offset = slice.offsets[d];
+        if (global < 1 || offset < 0 || offset >= global || local[d] < 0) continue;
+        if (local[d] > global - offset) {
+          Mismatch(JsonLocation(file, Child(p + "/offsets", d)),
+                   fmt::format("var '{}': dim {} reaches {} + {} = {}, past the global dim {}; {}",
+                               name, d, offset, local[d], offset + local[d], global,
+                               DeclaredAs(*var, startup_file)));
+        }
+      }
+    }
   }
 
   void CheckLegacyPrograms(const BundleRank& rank, const std::map<std::string, size_t>& first_job) {
@@ -753,6 +884,7 @@ class BundleChecker {
     if (startup) {
       Validate(*startup, RankFile(dir_, r, rank.startup), base, r);
       CollectOutputs(*startup, &base);
+      CheckShardDeclarations(rank, *startup);
     }
     std::map<std::string, std::unordered_set<std::string>> outputs;
     for (const auto& [type, program] : programs) CollectOutputs(program, &outputs[type]);
@@ -929,7 +1061,7 @@ std::string RankFile(const std::string& dir, int rank, std::string_view file) {
 }
 
 bool IsValidJobType(std::string_view name) {
-  if (name.empty() || name == kStartup || name == "plan") return false;
+  if (name.empty() || name == kStartup || name == "plan" || name == "shards") return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   });
@@ -991,13 +1123,14 @@ Status WriteBundle(const Bundle& bundle, const std::string& dir) {
     const std::string plan_file = JoinPath(folder, kPlanJson);
     if (rank.plan) {
       IRM_RETURN_IF_ERROR(WriteFileAtomically(plan_file, PlanJsonText(*rank.plan)));
-      continue;
+    } else {
+      IRM_RETURN_IF_ERROR(RemoveStale(plan_file, "plan"));
     }
-    std::error_code ec;
-    fs::remove(plan_file, ec);
-    if (ec) {
-      return Status(StatusCode::kIoError, Location::File(plan_file),
-                    fmt::format("cannot remove the stale plan: {}", ec.message()));
+    const std::string shards_file = JoinPath(folder, kShardsJson);
+    if (!rank.shards.empty()) {
+      IRM_RETURN_IF_ERROR(WriteFileAtomically(shards_file, ShardsJsonText(rank.shards)));
+    } else {
+      IRM_RETURN_IF_ERROR(RemoveStale(shards_file, "shards"));
     }
   }
   return Status::Ok();
@@ -1012,7 +1145,7 @@ StatusOr<BundleRank> WriteLegacyRankPrograms(const std::string& dir, int rank,
     if (!IsValidJobType(type)) {
       return Status(StatusCode::kInvalidArgument, Location::File(folder),
                     fmt::format("'{}' cannot be a job type: use letters, digits and '_', not "
-                                "'startup' or 'plan'",
+                                "'startup', 'plan' or 'shards'",
                                 type));
     }
   }

@@ -69,8 +69,9 @@ struct BundleRank {
   std::string startup;                          // "startup.pdmodel"; empty: none
   std::map<std::string, std::string> programs;  // job type -> file name ("forward.pdmodel")
   std::optional<std::vector<PlanJob>> plan;     // nullopt: no plan.json (runs "main" per step)
-  // The rank's sharded vars by name (rank<N>/shards.json); empty: none (no file).
-  std::map<std::string, ShardSlice> shards;
+  // The rank's sharded vars by name (rank<N>/shards.json); empty: none (no file). (`= {}`:
+  // initialisers that leave it out need not name it under -Wmissing-field-initializers.)
+  std::map<std::string, ShardSlice> shards = {};
   bool operator==(const BundleRank&) const = default;
 };
 
@@ -96,13 +97,14 @@ struct Bundle {
 std::string RankDir(const std::string& dir, int rank);
 std::string RankFile(const std::string& dir, int rank, std::string_view file);
 
-// Whether `name` can be a job type: letters, digits and '_', not "startup" or "plan".
+// Whether `name` can be a job type: letters, digits and '_', not "startup", "plan" or "shards"
+// (a pir bundle's shards.json must not read as a program).
 bool IsValidJobType(std::string_view name);
 
-// Reads bundle.json, the rank folders and their plan.json. Fails (kNotFound, kIoError,
-// kParseError with file:line:col for JSON syntax and file + JSON pointer for the structure,
-// kUnimplemented for an unknown version) only when the files cannot be read as the format; every
-// other rule is ValidateBundle's. Program files are listed, not read.
+// Reads bundle.json, the rank folders and their plan.json and shards.json. Fails (kNotFound,
+// kIoError, kParseError with file:line:col for JSON syntax and file + JSON pointer for the
+// structure, kUnimplemented for an unknown version) only when the files cannot be read as the
+// format; every other rule is ValidateBundle's. Program files are listed, not read.
 StatusOr<Bundle> ReadBundle(const std::string& dir);
 
 // The parsers of bundle.json and plan.json text, as ReadBundle uses them (exposed for tests and
@@ -112,10 +114,16 @@ StatusOr<std::vector<PlanJob>> ParsePlanJson(std::string_view text, const std::s
 // plan.json as WriteBundle writes it: {"jobs": [...]} with one job per line, so that plans read
 // like schedules.
 std::string PlanJsonText(const std::vector<PlanJob>& jobs);
+// The parser of shards.json text, as ReadBundle uses it: {"shards": {VAR: {"global_shape": [...],
+// "offsets": [...]}, ...}}, both fields required. The rules on the values are ValidateBundle's.
+StatusOr<std::map<std::string, ShardSlice>> ParseShardsJson(std::string_view text,
+                                                            const std::string& file);
+// shards.json as WriteBundle writes it: one var per line, sorted by name.
+std::string ShardsJsonText(const std::map<std::string, ShardSlice>& shards);
 
 // Creates `dir` and the rank folders of bundle.ranks, writes bundle.json and each rank's plan.json
-// (removing a stale one from a rank without a plan), every file atomically. Program files are
-// written separately (WriteLegacyRankPrograms).
+// and shards.json (removing a stale one from a rank without a plan, or without shards), every file
+// atomically. Program files are written separately (WriteLegacyRankPrograms).
 Status WriteBundle(const Bundle& bundle, const std::string& dir);
 
 struct RankProgramsOptions {

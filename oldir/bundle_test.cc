@@ -350,7 +350,7 @@ TEST_F(BundleTest, WriteErrors) {
   EXPECT_EQ(reserved.status().ToString(),
             P("rank0") +
                 ": error: 'startup' cannot be a job type: use letters, digits and '_', "
-                "not 'startup' or 'plan'");
+                "not 'startup', 'plan' or 'shards'");
   StatusOr<BundleRank> odd =
       WriteLegacyRankPrograms(dir_, 0, Parse(kStartup), {{"fwd.v2", Parse(kForward)}});
   EXPECT_EQ(odd.status().code(), StatusCode::kInvalidArgument);
@@ -374,6 +374,7 @@ TEST(JobType, Names) {
   EXPECT_FALSE(IsValidJobType(""));
   EXPECT_FALSE(IsValidJobType("startup"));
   EXPECT_FALSE(IsValidJobType("plan"));
+  EXPECT_FALSE(IsValidJobType("shards"));
   EXPECT_FALSE(IsValidJobType("a.b"));
   EXPECT_FALSE(IsValidJobType("../x"));
 }

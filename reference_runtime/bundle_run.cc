@@ -93,6 +93,11 @@ StatusOr<BundleRankRunner> BundleRankRunner::Load(const std::string& dir,
   runner.seed_ = config.seed.has_value() ? *config.seed : static_cast<uint64_t>(bundle.seed);
   ExecutorOptions options = config.options;
   options.seed = runner.seed_;
+  // Every program of the rank, startup and jobs, in either IR: the startup program's random
+  // initialisers draw the serial numbers of each sharded parameter's elements.
+  for (const auto& [name, slice] : rank->shards) {
+    options.shards.insert_or_assign(name, OutputShard{slice.global_shape, slice.offsets});
+  }
 
   const std::string startup = !config.startup.empty() ? config.startup
                               : rank->startup.empty()

@@ -2,7 +2,9 @@
 // bound to the executor of the bundle's IR (legacy or pir), the startup program once, then the
 // bundle's steps of the rank's plan (plan_executor.h) — or of its `main` program, one job per step,
 // for a rank without plan.json — with the step's whole-batch feeds given by name or drawn at
-// random from the seed (run.h's RandomFeed), and the fetches of every step.
+// random from the seed (run.h's RandomFeed), and the fetches of every step. The rank's shards
+// (shards.json) reach every executor (ExecutorOptions::shards), so a sharded parameter starts from
+// the serial initialiser's numbers for its elements.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +44,8 @@ struct BundleRunConfig {
   // Fetch these (each must have a value in every micro-batch); default: the bundle's fetches that
   // the rank has, or without any, the job programs' fetch lists.
   std::vector<std::string> fetch;
-  // Kernels, GEMM mode, observer; the seed and file are set per program.
+  // Kernels, GEMM mode, observer; the seed and file are set per program, and the rank's shards
+  // are added to `options.shards` (a shard of the bundle replaces one of the same name).
   ExecutorOptions options;
   JobCallback on_job;  // before each job, when set
 };

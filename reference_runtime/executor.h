@@ -91,6 +91,13 @@ struct ExecutorOptions {
   // This rank's communicators and call-site fields (comm/comm_context.h), kept by the caller;
   // null: communication ops fail as needing the multi-rank runtime.
   const CommContext* comm = nullptr;
+  // The vars that are shards of a serial tensor, by name, and where each lies in it (a bundle
+  // rank's shards.json): a random initialiser whose output is one draws the serial tensor's
+  // numbers for its elements (KernelContext::shard). An op's output is found by the name of its
+  // first output: the legacy var name, and in a new-IR program the result's logical name, which
+  // the translator records as the same legacy name. (`= {}`: initialisers that leave it out need
+  // not name it under -Wmissing-field-initializers.)
+  std::map<std::string, OutputShard, std::less<>> shards = {};
 };
 
 class Executor {

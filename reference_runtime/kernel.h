@@ -54,6 +54,15 @@ enum class GemmMode : uint8_t {
 };
 const char* GemmModeName(GemmMode mode);
 
+// Where an output that is a shard of a serial tensor lies in it (a bundle's rank<N>/shards.json):
+// the box [offsets, offsets + the output's dims) of a tensor of `global_shape`. The runtime's own
+// type, filled from the bundle by whoever runs one, so that kernels and executors need no bundle.
+struct OutputShard {
+  std::vector<int64_t> global_shape;
+  std::vector<int64_t> offsets;  // one per dim
+  bool operator==(const OutputShard&) const = default;
+};
+
 // What a kernel may know about where it runs; set by the executor per op.
 struct KernelContext {
   GemmMode gemm = GemmMode::kBlas;
@@ -61,6 +70,12 @@ struct KernelContext {
   // the op's stable identity (philox.h), the same for a legacy op and its translated twin.
   uint64_t program_seed = 0;
   uint64_t op_identity = 0;
+  // Random initialisers (uniform, gaussian): when the output is a shard, where it lies in the
+  // serial tensor and the var's name (for errors), both valid during the call; null: the output
+  // is the whole tensor. Element i is drawn at its index in the serial tensor, so that a shard
+  // holds exactly the numbers the serial initialiser draws for its elements.
+  const OutputShard* shard = nullptr;
+  std::string_view shard_var;
 };
 
 struct KernelCall {

@@ -248,6 +248,17 @@ Status LegacyExecutor::RunKernelOp(const PlannedOp& op, RunState& state,
   call.context.gemm = options_.gemm;
   call.context.program_seed = options_.seed;
   call.context.op_identity = op.identity;
+  if (!options_.shards.empty()) {
+    // The var that names the op's stream (legacy_plan.h: its first output) is the one sharded.
+    auto first = std::find_if(op.outputs.begin(), op.outputs.end(),
+                              [](const PlannedVar& var) { return !var.name.empty(); });
+    auto shard =
+        first == op.outputs.end() ? options_.shards.end() : options_.shards.find(first->name);
+    if (shard != options_.shards.end()) {
+      call.context.shard = &shard->second;
+      call.context.shard_var = shard->first;
+    }
+  }
   std::vector<Tensor> results(op.outputs.size());
   call.outputs.reserve(op.outputs.size());
   for (size_t i = 0; i < op.outputs.size(); ++i) {

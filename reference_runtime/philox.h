@@ -5,7 +5,9 @@
 //   key     = the seed (the op's seed attribute, or the program's when that is 0);
 //   counter = (element block index, op identity), the op identity being a hash of the op's first
 //             output's logical name (OpIdentity) — the legacy var name on both sides.
-// Element i uses word i % 4 of the block i / 4.
+// Element i uses word i % 4 of the block i / 4. The element index is the element's index in the
+// serial tensor: a shard's initialiser draws at the serial indices of its elements
+// (kernels/random.cc), and a sharded parameter keeps the serial name, hence the same identity.
 #pragma once
 
 #include <array>

@@ -218,7 +218,17 @@ Status PirInterpreter::RunKernelOp(const newir::Operation& op, const OpBinding& 
 
   call.context.gemm = options_.gemm;
   call.context.program_seed = options_.seed;
-  if (binding.random) call.context.op_identity = OpIdentity(PirLogicalName(op, 0, index));
+  if (binding.random) {
+    // A random op's stream and shard follow its first result's logical name: the legacy var name
+    // the translator recorded, so both executors draw the same numbers for the same var.
+    const std::string name = PirLogicalName(op, 0, index);
+    call.context.op_identity = OpIdentity(name);
+    auto shard = options_.shards.find(name);
+    if (shard != options_.shards.end()) {
+      call.context.shard = &shard->second;
+      call.context.shard_var = shard->first;
+    }
+  }
 
   const Status status = kernels_.Run(binding.kernel, dtype, call);
   if (!status.ok()) return Locate(status, op, index);

@@ -193,6 +193,9 @@ class BundleTranslator {
     TranslatedRank out;
     out.entry.rank = r;
     out.entry.plan = rank.plan;
+    // Sharded vars keep their legacy names in the translation (legacy_var_names), so the same
+    // shards.json describes the pir rank.
+    out.entry.shards = rank.shards;
     IRM_ASSIGN_OR_RETURN(out.entry.startup, TranslateOne(r, kStartup, rank.startup, legacy.startup,
                                                          outputs.at(kStartup), &out));
     for (const std::string& type : JobTypesInRunOrder(rank)) {

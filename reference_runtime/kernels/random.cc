@@ -4,6 +4,12 @@
 // translated twin draw identical numbers. The seed is the op's own when non-zero, else the
 // program's (KernelContext::program_seed).
 //
+// The initialisers (uniform, gaussian) of an output that is a shard of a serial tensor
+// (KernelContext::shard) draw each element at its index in the serial tensor, so every rank's
+// shard of a parameter holds the serial initialiser's numbers for its elements and a distributed
+// run starts from the serial run's parameters. dropout is no initialiser: it keys its mask by the
+// local index whatever the context says.
+//
 // dropout follows Paddle's phi CPU kernels (paddle/phi/kernels/cpu/dropout_kernel.cc,
 // dropout_grad_kernel.cc) except for where the numbers come from: keep element i when
 // u_i >= p, scale kept elements by dividing by (1 - p) in upscale_in_train training, multiply by
@@ -43,6 +49,89 @@ StatusOr<Tensor> NewRandomOutput(const char* kernel, const KernelAttrs& attrs) {
   return out;
 }
 
+// The serial tensor's elements the streams can tell apart, conservatively: Normal(i) reads the
+// double stream's words up to about 2^62 + 2i + 3 (philox.h), which must not wrap around 2^64, and
+// UniformFloat(i) the words below 2^62, where the double stream starts.
+constexpr int64_t kMaxSerialElements = int64_t{1} << 60;
+
+// The index in the serial tensor of each element of an output, walked in row-major order: the
+// element's own index for an output that is no shard, else
+//   sum over d of (offsets[d] + local_index[d]) * serial_stride[d].
+class SerialIndexWalk {
+ public:
+  // kInvalid naming the kernel and the var when the output does not fit where the shard says it
+  // lies: another number of dims, an offset or a serial dim out of range, the box reaching past
+  // the serial tensor, or a serial tensor larger than the streams can index.
+  static StatusOr<SerialIndexWalk> Start(const char* kernel, const std::vector<int64_t>& shape,
+                                         const KernelContext& context) {
+    SerialIndexWalk walk;
+    const OutputShard* shard = context.shard;
+    if (shard == nullptr) return walk;
+    auto error = [&](const std::string& why) {
+      return KernelError(
+          fmt::format("{}: output '{}' {} is a shard of the serial tensor {} at offsets {}, but {}",
+                      kernel, context.shard_var, ShapeToString(shape),
+                      ShapeToString(shard->global_shape), ShapeToString(shard->offsets), why));
+    };
+    const size_t rank = shape.size();
+    if (shard->global_shape.size() != rank || shard->offsets.size() != rank) {
+      return error(fmt::format("it has {} dims, the serial tensor {} and the offsets {}", rank,
+                               shard->global_shape.size(), shard->offsets.size()));
+    }
+    int64_t serial_numel = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t global = shard->global_shape[d];
+      const int64_t offset = shard->offsets[d];
+      if (global < 1) return error(fmt::format("serial dim {} is {}, not positive", d, global));
+      if (__builtin_mul_overflow(serial_numel, global, &serial_numel) ||
+          serial_numel > kMaxSerialElements) {
+        return error(
+            "the serial tensor has more than 2^60 elements, more than the random streams "
+            "tell apart");
+      }
+      if (offset < 0 || offset >= global) {
+        return error(fmt::format("offset {} of dim {} is outside [0, {})", offset, d, global));
+      }
+      if (shape[d] > global - offset) {
+        return error(fmt::format("dim {} reaches {} + {} = {}, past the serial dim {}", d, offset,
+                                 shape[d], offset + shape[d], global));
+      }
+    }
+    walk.sharded_ = true;
+    walk.shape_ = shape;
+    walk.position_.assign(rank, 0);
+    walk.strides_.assign(rank, 1);
+    for (size_t d = rank; d-- > 1;) {
+      walk.strides_[d - 1] = walk.strides_[d] * shard->global_shape[d];
+    }
+    for (size_t d = 0; d < rank; ++d) walk.index_ += shard->offsets[d] * walk.strides_[d];
+    return walk;
+  }
+
+  uint64_t index() const { return static_cast<uint64_t>(index_); }
+
+  // To the next element in row-major order. Past the last element the index is meaningless.
+  void Next() {
+    if (!sharded_) {
+      ++index_;
+      return;
+    }
+    for (size_t d = shape_.size(); d-- > 0;) {
+      index_ += strides_[d];
+      if (++position_[d] < shape_[d]) return;
+      index_ -= strides_[d] * shape_[d];
+      position_[d] = 0;
+    }
+  }
+
+ private:
+  bool sharded_ = false;
+  int64_t index_ = 0;
+  std::vector<int64_t> shape_;     // the output's
+  std::vector<int64_t> position_;  // the element's local index, per dim
+  std::vector<int64_t> strides_;   // the serial tensor's, in elements
+};
+
 // out = min + (max - min) * u, u uniform in [0, 1): 53-bit doubles for float64, 24-bit floats
 // (computed in float32) otherwise.
 template <typename T>
@@ -52,15 +141,19 @@ struct UniformKernel {
     IRM_ASSIGN_OR_RETURN(const double min, call.attrs.Get<double>("min"));
     IRM_ASSIGN_OR_RETURN(const double max, call.attrs.Get<double>("max"));
     IRM_ASSIGN_OR_RETURN(const int64_t seed, call.attrs.GetOr<int64_t>("seed", 0));
+    IRM_ASSIGN_OR_RETURN(SerialIndexWalk walk,
+                         SerialIndexWalk::Start("uniform", out.shape(), call.context));
     const PhiloxStream stream(StreamSeed(seed, call.context), call.context.op_identity);
     T* o = out.data<T>();
     if constexpr (std::is_same_v<T, double>) {
-      for (int64_t i = 0; i < out.numel(); ++i) o[i] = min + (max - min) * stream.UniformDouble(i);
+      for (int64_t i = 0; i < out.numel(); ++i, walk.Next()) {
+        o[i] = min + (max - min) * stream.UniformDouble(walk.index());
+      }
     } else {
       const float lo = static_cast<float>(min);
       const float hi = static_cast<float>(max);
-      for (int64_t i = 0; i < out.numel(); ++i) {
-        o[i] = Store<T>(lo + (hi - lo) * stream.UniformFloat(i));
+      for (int64_t i = 0; i < out.numel(); ++i, walk.Next()) {
+        o[i] = Store<T>(lo + (hi - lo) * stream.UniformFloat(walk.index()));
       }
     }
     call.SetOutput(0, std::move(out));
@@ -77,10 +170,12 @@ struct GaussianKernel {
     IRM_ASSIGN_OR_RETURN(const double mean, call.attrs.GetOr<double>("mean", 0.0));
     IRM_ASSIGN_OR_RETURN(const double std, call.attrs.GetOr<double>("std", 1.0));
     IRM_ASSIGN_OR_RETURN(const int64_t seed, call.attrs.GetOr<int64_t>("seed", 0));
+    IRM_ASSIGN_OR_RETURN(SerialIndexWalk walk,
+                         SerialIndexWalk::Start("gaussian", out.shape(), call.context));
     const PhiloxStream stream(StreamSeed(seed, call.context), call.context.op_identity);
     T* o = out.data<T>();
-    for (int64_t i = 0; i < out.numel(); ++i) {
-      o[i] = Store<T>(static_cast<Compute<T>>(mean + std * stream.Normal(i)));
+    for (int64_t i = 0; i < out.numel(); ++i, walk.Next()) {
+      o[i] = Store<T>(static_cast<Compute<T>>(mean + std * stream.Normal(walk.index())));
     }
     call.SetOutput(0, std::move(out));
     return Status::Ok();
