@@ -407,6 +407,22 @@ void AddCommunication(Table& t) {
                       split_concat_attrs)));
   t.Add(SideEffect(Op("c_concat", "gathers and concatenates x along the last dim", {In("x")},
                       {Out("out")}, split_concat_attrs)));
+  // Vocabulary parallelism (paddle/phi/ops/yaml/inconsistent/static_ops.yaml and
+  // static_backward.yaml for c_embedding, ops.yaml and backward.yaml for the cross entropy).
+  // c_embedding_grad takes start_index only; the cross entropy's all-reduces make it a side
+  // effect (a rank dropping it would leave the others waiting).
+  t.Add(Op("c_embedding", "looks up ids x in this rank's rows of the table, zeros elsewhere",
+           {In("weight"), In("x")}, {Out("out")}, {I64("start_index", 0), I64("vocab_size", -1)}));
+  t.Add(Op("c_embedding_grad", "gradient of c_embedding", {In("weight"), In("x"), In("out_grad")},
+           {Out("weight_grad")}, {I64("start_index", 0)}));
+  const std::vector<AttrSpec> parallel_ce_attrs = {I64("ignore_index", -100), I32("ring_id", 0),
+                                                   I32("rank", 0), I32("nranks", 0)};
+  t.Add(SideEffect(Op("c_softmax_with_cross_entropy",
+                      "softmax cross entropy over logits split by columns across the ring",
+                      {In("logits"), In("label")}, {Out("softmax"), Out("loss")},
+                      parallel_ce_attrs)));
+  t.Add(Op("c_softmax_with_cross_entropy_grad", "gradient of c_softmax_with_cross_entropy",
+           {In("softmax"), In("label"), In("loss_grad")}, {Out("logits_grad")}, parallel_ce_attrs));
   // What the translator makes of c_sync_calc_stream / c_sync_comm_stream (always in place). The
   // yaml gives them no side-effect trait; they order streams, so dead-code elimination keeps them.
   t.Add(SideEffect(Inplace(

@@ -437,6 +437,23 @@ void AddCommunication(std::vector<OpSchema>* t) {
                               A("use_model_parallel", pf::BOOLEAN)};
   t->push_back({"c_split", {In("X")}, {In("Out")}, split_concat});
   t->push_back({"c_concat", {In("X")}, {In("Out")}, split_concat});
+  // c_embedding_op.cc (start_index and vocab_size are int64_t, hence LONG; the grad maker copies
+  // the forward's attributes) and c_softmax_with_cross_entropy_op.cc (ignore_index int64_t, the
+  // others int). Like every grad output here, W@GRAD and Logits@GRAD are dispensable.
+  const Attrs embedding = {A("start_index", pf::LONG), A("vocab_size", pf::LONG)};
+  t->push_back({"c_embedding", {In("W"), In("Ids")}, {In("Out")}, embedding});
+  t->push_back(
+      {"c_embedding_grad", {In("W"), In("Ids"), In("Out@GRAD")}, {Opt("W@GRAD")}, embedding});
+  const Attrs parallel_ce = {A("ignore_index", pf::LONG), A("ring_id", pf::INT), A("rank", pf::INT),
+                             A("nranks", pf::INT)};
+  t->push_back({"c_softmax_with_cross_entropy",
+                {In("Logits"), In("Label")},
+                {In("Softmax"), In("Loss")},
+                parallel_ce});
+  t->push_back({"c_softmax_with_cross_entropy_grad",
+                {In("Softmax"), In("Label"), In("Loss@GRAD")},
+                {Opt("Logits@GRAD")},
+                parallel_ce});
   t->push_back({"c_sync_calc_stream", {In("X")}, {In("Out")}, {}});
   t->push_back({"c_sync_comm_stream", {Dup("X")}, {Dup("Out")}, {A("ring_id", pf::INT)}});
   // send_v2 has no outputs; recv_v2 no inputs.

@@ -1383,6 +1383,10 @@ TEST(OpSchemaTest, CoversTheOpsIrMigrateSupports) {
                                              "c_identity",
                                              "c_split",
                                              "c_concat",
+                                             "c_embedding",
+                                             "c_embedding_grad",
+                                             "c_softmax_with_cross_entropy",
+                                             "c_softmax_with_cross_entropy_grad",
                                              "c_sync_calc_stream",
                                              "c_sync_comm_stream",
                                              "send_v2",
@@ -1549,6 +1553,15 @@ TEST(OpSchemaTest, MatchesPaddleMakers) {
       {"recv_v2", "out_shape", proto::INTS, false},
       {"recv_v2", "dtype", proto::INT, false},
       {"barrier", "ring_id", proto::INT, false},
+      // paddle/fluid/operators/collective/c_embedding_op.cc, c_softmax_with_cross_entropy_op.cc.
+      {"c_embedding", "start_index", proto::LONG, false},
+      {"c_embedding", "vocab_size", proto::LONG, false},
+      {"c_embedding_grad", "start_index", proto::LONG, false},
+      {"c_softmax_with_cross_entropy", "ignore_index", proto::LONG, false},
+      {"c_softmax_with_cross_entropy", "ring_id", proto::INT, false},
+      {"c_softmax_with_cross_entropy", "rank", proto::INT, false},
+      {"c_softmax_with_cross_entropy", "nranks", proto::INT, false},
+      {"c_softmax_with_cross_entropy_grad", "nranks", proto::INT, false},
   };
   for (const Attr& expected : attrs) {
     const OpSchema* schema = FindOpSchema(expected.op);
@@ -1578,6 +1591,10 @@ TEST(OpSchemaTest, MatchesPaddleMakers) {
       {"gelu_grad", {"X", "Out@GRAD"}, {"X@GRAD?"}},
       {"layer_norm", {"X", "Scale?", "Bias?"}, {"Y", "Mean", "Variance"}},
       {"lookup_table_v2", {"W", "Ids"}, {"Out"}},
+      {"c_embedding", {"W", "Ids"}, {"Out"}},
+      {"c_embedding_grad", {"W", "Ids", "Out@GRAD"}, {"W@GRAD?"}},
+      {"c_softmax_with_cross_entropy", {"Logits", "Label"}, {"Softmax", "Loss"}},
+      {"c_softmax_with_cross_entropy_grad", {"Softmax", "Label", "Loss@GRAD"}, {"Logits@GRAD?"}},
       {"reshape2", {"X", "Shape?", "ShapeTensor?+"}, {"Out", "XShape?"}},
       {"transpose2", {"X"}, {"Out", "XShape?"}},
       {"dropout", {"X", "Seed?"}, {"Out", "Mask?"}},

@@ -759,6 +759,12 @@ std::optional<LegacyBuiltin> FindLegacyBuiltin(std::string_view op_type) {
       {"send_v2", LegacyBuiltin::kNeedsMultiRank},
       {"recv_v2", LegacyBuiltin::kNeedsMultiRank},
       {"barrier", LegacyBuiltin::kNeedsMultiRank},
+      // The vocabulary-parallel ops of tensor parallelism (legacy_comm_ops.cc): only the forward
+      // cross entropy communicates, but all four exist only in tensor-parallel rank programs.
+      {"c_embedding", LegacyBuiltin::kNeedsMultiRank},
+      {"c_embedding_grad", LegacyBuiltin::kNeedsMultiRank},
+      {"c_softmax_with_cross_entropy", LegacyBuiltin::kNeedsMultiRank},
+      {"c_softmax_with_cross_entropy_grad", LegacyBuiltin::kNeedsMultiRank},
   };
   auto it = builtins.find(op_type);
   if (it == builtins.end()) return std::nullopt;

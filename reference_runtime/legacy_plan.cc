@@ -306,7 +306,9 @@ class OpPlanner {
 
 // The exclusive bound of integer values fed to `name`: dim 0 of the W of a lookup_table_v2
 // reading it as Ids, or the class count (Logits' last dim) of a softmax_with_cross_entropy
-// reading it as a hard Label; 0 when none does or the dim is unknown.
+// reading it as a hard Label; for the vocabulary-parallel twins the serial bound (c_embedding's
+// vocab_size, c_softmax_with_cross_entropy's Logits columns times nranks), so that every rank
+// draws the serial run's ids; 0 when none does or the dim is unknown.
 int64_t IndexBound(const oldir::Program& program, const std::string& name) {
   for (int b = 0; b < program.num_blocks(); ++b) {
     const oldir::Block block = program.block(b);
@@ -314,8 +316,18 @@ int64_t IndexBound(const oldir::Program& program, const std::string& name) {
       const oldir::Op op = block.op(i);
       std::optional<std::string> table;
       bool last_dim = false;
+      int64_t shards = 1;  // a vocabulary-parallel op holds one of this many column blocks
       if (op.type() == "lookup_table_v2" && op.SingleInput("Ids") == name) {
         table = op.SingleInput("W");
+      } else if (op.type() == "c_embedding" && op.SingleInput("Ids") == name) {
+        // The serial vocabulary when the op says it; the rank's rows are only a part of it.
+        const int64_t vocab = op.AttrOr<int64_t>("vocab_size", -1);
+        if (vocab > 0) return vocab;
+        continue;
+      } else if (op.type() == "c_softmax_with_cross_entropy" && op.SingleInput("Label") == name) {
+        table = op.SingleInput("Logits");
+        last_dim = true;
+        shards = op.AttrOr<int32_t>("nranks", 1);
       } else if (op.type() == "softmax_with_cross_entropy" && op.SingleInput("Label") == name) {
         const oldir::proto::OpDesc::Attr* soft = op.FindAttr("soft_label");
         if (soft != nullptr && soft->b()) continue;
@@ -325,7 +337,7 @@ int64_t IndexBound(const oldir::Program& program, const std::string& name) {
       if (!table) continue;
       const std::optional<oldir::Var> decl = block.FindVarRecursive(*table);
       if (!decl || decl->dims().empty()) continue;
-      const int64_t bound = last_dim ? decl->dims().back() : decl->dims()[0];
+      const int64_t bound = (last_dim ? decl->dims().back() : decl->dims()[0]) * shards;
       if (bound > 0) return bound;
     }
   }

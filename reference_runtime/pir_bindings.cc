@@ -201,6 +201,11 @@ constexpr const char* kCommunicationOps[] = {
     "c_allreduce_prod", "c_allreduce_prod_", "c_allgather",     "c_reducescatter",
     "c_broadcast",      "c_broadcast_",      "c_identity",      "c_identity_",
     "c_split",          "c_concat",          "send_v2",         "recv_v2"};
+// The vocabulary-parallel ops (pir_comm_ops.cc): only the forward cross entropy communicates,
+// but all four exist only in tensor-parallel rank programs, and run where the others run.
+constexpr const char* kVocabParallelOps[] = {"c_embedding", "c_embedding_grad",
+                                             "c_softmax_with_cross_entropy",
+                                             "c_softmax_with_cross_entropy_grad"};
 
 Status TableError(const std::string& message) {
   return Status(StatusCode::kInternal, Location{}, "new-IR binding table: " + message);
@@ -426,6 +431,9 @@ StatusOr<PirBindings> PirBindings::Build(const newir::OpRegistry& registry) {
     IRM_RETURN_IF_ERROR(add({.op = op}, BindingKind::kPassThrough));
   }
   for (const char* op : kCommunicationOps) {
+    IRM_RETURN_IF_ERROR(add({.op = op}, BindingKind::kCommunication));
+  }
+  for (const char* op : kVocabParallelOps) {
     IRM_RETURN_IF_ERROR(add({.op = op}, BindingKind::kCommunication));
   }
   return table;

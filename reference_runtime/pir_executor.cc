@@ -76,14 +76,26 @@ namespace {
 
 // The exclusive bound of the integers `value` holds when an op reads them as indices: the rows of
 // the weight of a pd_op.embedding reading it as ids, the classes (the input's last dim) of a
-// pd_op.cross_entropy_with_softmax reading it as hard labels; 0 when unknown.
+// pd_op.cross_entropy_with_softmax reading it as hard labels; for the vocabulary-parallel twins
+// the serial bound (c_embedding's vocab_size, the logits' columns times nranks); 0 when unknown.
 int64_t IndexBound(const newir::Value& value) {
   for (const newir::OpOperand* use = value.first_use(); use != nullptr; use = use->next_use()) {
     const newir::Operation& reader = *use->owner();
     const newir::Value* table = nullptr;
     bool last_dim = false;
+    int64_t shards = 1;  // a vocabulary-parallel op holds one of this many column blocks
     if (reader.name() == "pd_op.embedding" && use->index() == 0 && reader.num_operands() > 1) {
       table = reader.operand(1);
+    } else if (reader.name() == "pd_op.c_embedding" && use->index() == 1) {
+      // The serial vocabulary when the op says it; the rank's rows are only a part of it.
+      const int64_t* vocab = reader.attribute("vocab_size").AsInt64();
+      if (vocab != nullptr && *vocab > 0) return *vocab;
+      continue;
+    } else if (reader.name() == "pd_op.c_softmax_with_cross_entropy" && use->index() == 1) {
+      table = reader.operand(0);
+      last_dim = true;
+      const int32_t* nranks = reader.attribute("nranks").AsInt32();
+      if (nranks != nullptr && *nranks > 0) shards = *nranks;
     } else if (reader.name() == "pd_op.cross_entropy_with_softmax" && use->index() == 1) {
       const bool* soft = reader.attribute("soft_label").AsBool();
       if (soft != nullptr && *soft) continue;
@@ -93,7 +105,7 @@ int64_t IndexBound(const newir::Value& value) {
     if (table == nullptr || table->type().IsNull()) continue;
     const std::vector<int64_t>& dims = table->type().dims();
     if (dims.empty()) continue;
-    const int64_t bound = last_dim ? dims.back() : dims[0];
+    const int64_t bound = (last_dim ? dims.back() : dims[0]) * shards;
     if (bound > 0) return bound;
   }
   return 0;

@@ -1,7 +1,8 @@
 // Translation of a whole bundle (docs/bundle.md, "Translating a bundle"): a legacy bundle is read
 // and checked, every program of every rank is translated and verified in memory, and only then is
 // the new-IR (pir) bundle written — the same bundle.json with `ir: pir`, each rank's startup.json,
-// <job type>.json and plan.json — so a failure leaves no half-translated bundle behind. What a
+// <job type>.json, plan.json and shards.json (sharded vars keep their legacy names) — so a failure
+// leaves no half-translated bundle behind. What a
 // program hands on to the programs that run after it (and the bundle's fetches) is exposed with
 // builtin.shadow_output, so new-IR passes such as dce keep it.
 #pragma once

@@ -247,6 +247,23 @@ void AddCommunication(std::vector<OpCompat>& t) {
   for (std::string_view type : {"c_identity", "c_split", "c_concat"}) {
     t.push_back({.legacy_type = type, .new_op = type, .handler = TranslateCollective});
   }
+  // Vocabulary parallelism (op_compat.yaml: W -> weight, Ids -> x; Logits, Label, Softmax and
+  // Loss by rule). Both styles keep the c_ names. The cross entropy communicates, so its ring is
+  // checked like a collective's; the others translate by table. A c_embedding without vocab_size
+  // gets -1, as Paddle's CEmbeddingOpTranscriber gives it
+  // (paddle/fluid/ir_adaptor/translator/op_translator.cc).
+  t.push_back({.legacy_type = "c_embedding",
+               .new_op = "c_embedding",
+               .slots = {{"W", "weight"}, {"Ids", "x"}},
+               .defaults = {{"vocab_size", newir::Attribute::Int64(-1)}}});
+  t.push_back(
+      {.legacy_type = "c_embedding_grad", .new_op = "c_embedding_grad", .forward = "c_embedding"});
+  t.push_back({.legacy_type = "c_softmax_with_cross_entropy",
+               .new_op = "c_softmax_with_cross_entropy",
+               .handler = TranslateCollective});
+  t.push_back({.legacy_type = "c_softmax_with_cross_entropy_grad",
+               .new_op = "c_softmax_with_cross_entropy_grad",
+               .forward = "c_softmax_with_cross_entropy"});
   t.push_back({.legacy_type = "barrier", .new_op = "barrier", .handler = TranslateCollective});
   t.push_back({.legacy_type = "send_v2", .new_op = "p_send", .handler = TranslateCollective});
   t.push_back({.legacy_type = "recv_v2", .new_op = "p_recv", .handler = TranslateCollective});
