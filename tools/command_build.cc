@@ -8,8 +8,11 @@
 // The output folder must be new or empty, and appears only once complete (common/staged_folder.h):
 // a failed or interrupted build leaves nothing behind.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "common/staged_folder.h"
 #include "diff_tests/corpus/corpus.h"
@@ -52,6 +55,26 @@ Status CheckOutputFolder(const std::string& dir) {
   return Status::Ok();
 }
 
+// Rows of one pipeline micro-batch: the replica's rows split into accumulate_steps.
+StatusOr<int64_t> MicroBatchSize(int64_t batch_size, int accumulate_steps) {
+  if (batch_size < 1 || batch_size % accumulate_steps != 0) {
+    return Status(StatusCode::kInvalidArgument, Location{}.AtAttr("--batch-size"),
+                  fmt::format("--batch-size {} does not split into pipeline.accumulate_steps {} "
+                              "micro-batches",
+                              batch_size, accumulate_steps));
+  }
+  return batch_size / accumulate_steps;
+}
+
+// bundle.json's strategy kind: the parallel axes in use, outermost first ("single" for none).
+std::string StrategyKind(const oldir::passes::Strategy& strategy) {
+  std::vector<std::string> axes;
+  if (strategy.dp_degree > 1) axes.push_back("data_parallel");
+  if (strategy.pp_degree > 1) axes.push_back("pipeline");
+  if (strategy.mp_degree > 1) axes.push_back("tensor_parallel");
+  return axes.empty() ? "single" : fmt::format("{}", fmt::join(axes, "+"));
+}
+
 // Writes the bundle into `dir` (the staging folder).
 StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
                             oldir::models::ModelPrograms* model) {
@@ -88,11 +111,19 @@ StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
   if (!command.strategy.empty()) {
     IRM_ASSIGN_OR_RETURN(oldir::passes::Strategy strategy,
                          oldir::passes::ReadStrategyFile(command.strategy));
+    oldir::passes::ApplyStrategyOptions apply;
+    if (strategy.pipeline.enable) {
+      IRM_ASSIGN_OR_RETURN(apply.micro_batch_size,
+                           MicroBatchSize(command.batch_size, strategy.pipeline.accumulate_steps));
+      for (oldir::FeedSpec& feed : bundle.feeds) {
+        if (!feed.shape.empty() && feed.shape[0] == -1) feed.shape[0] = command.batch_size;
+      }
+    }
     IRM_ASSIGN_OR_RETURN(oldir::passes::DistributedPrograms programs,
-                         oldir::passes::ApplyStrategy(startup, main, strategy));
+                         oldir::passes::ApplyStrategy(startup, main, strategy, apply));
     // The runtime reads dp_degree here to give each replica its rows of the global batch.
     bundle.strategy = oldir::passes::StrategyToJson(strategy);
-    bundle.strategy["kind"] = strategy.dp_degree > 1 ? "data_parallel" : "single";
+    bundle.strategy["kind"] = StrategyKind(strategy);
     bundle.strategy["model"] = model_name;
     bundle.strategy["optimizer"] = oldir::OptimizerKindName(command.optimizer.kind);
     IRM_RETURN_IF_ERROR(

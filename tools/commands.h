@@ -95,6 +95,9 @@ struct BuildCommand {
   // A strategy JSON file (oldir/passes/strategy.h): the serial program becomes its per-rank
   // programs (world size from the strategy). Empty: the single-rank bundle.
   std::string strategy;
+  // Rows per data-parallel replica and step. A pipeline's recv_v2 shapes are static: its bundle's
+  // feeds take this as dim 0 (other bundles keep -1, the batch chosen at run time).
+  int64_t batch_size = 4;
 };
 int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err);
 

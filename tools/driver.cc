@@ -363,6 +363,10 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   build_app->add_option("--strategy", build.strategy,
                         "A strategy JSON file (dp_degree, dp_optimization, ...): write the "
                         "per-rank programs of its distributed run instead of one rank");
+  build_app->add_option("--batch-size", build.batch_size,
+                        "Rows per data-parallel replica and step: a pipeline's send/recv shapes "
+                        "are static, so its bundle's feeds fix dim 0 to this")
+      ->capture_default_str();
   AddOptimizerOptions(build_app, &build.optimizer);
   CLI::App* mlp_app = build_app->add_subcommand("mlp", "Linear layers with an activation");
   AddMlpOptions(mlp_app, &build.mlp);

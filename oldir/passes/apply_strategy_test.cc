@@ -6,12 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "oldir/models/gpt.h"
 #include "oldir/models/mlp.h"
 #include "oldir/models/training.h"
+#include "oldir/passes/data_parallel.h"
 #include "oldir/passes/gradient_merge.h"
 #include "oldir/validator.h"
 
@@ -145,6 +149,104 @@ TEST(ApplyStrategyTest, GradientMergeAloneOnOneRank) {
   ASSERT_EQ(out->ranks.size(), 1u);
   EXPECT_EQ(Count(out->ranks[0].main.root(), "c_allreduce_sum"), 0);
   EXPECT_EQ(Count(out->ranks[0].main.root(), "conditional_block"), 1);
+}
+
+// The zoo mlp (4 linears) or gpt (2 layers, 4 heads, vocabulary 12) with AdamW, as the
+// distributed tests run them.
+void ZooTraining(const std::string& name, ModelPrograms* model) {
+  if (name == "mlp") {
+    models::MlpConfig config;
+    config.depth = 4;
+    EXPECT_TRUE(models::BuildMlp(config, model).ok());
+  } else {
+    models::GptConfig config;
+    config.layers = 2;
+    config.hidden = 8;
+    config.heads = 4;
+    config.vocab = 12;
+    config.seq = 4;
+    config.dropout = 0.0f;
+    EXPECT_TRUE(models::BuildGpt(config, model).ok());
+  }
+  OptimizerOptions optimizer;
+  optimizer.kind = OptimizerKind::kAdamW;
+  EXPECT_TRUE(models::AddTraining(model, optimizer).ok());
+}
+
+Strategy Hybrid(int dp, int mp, int pp) {
+  Strategy s;
+  s.dp_degree = dp;
+  s.mp_degree = mp;
+  s.pp_degree = pp;
+  if (pp > 1) {
+    s.pipeline.enable = true;
+    s.pipeline.schedule_mode = "1F1B";
+    s.pipeline.accumulate_steps = 2;
+  }
+  return s;
+}
+
+// The ring of each communication op of `program`, by op type.
+std::multiset<std::pair<std::string, int>> CommRings(const Program& program) {
+  std::multiset<std::pair<std::string, int>> rings;
+  const Block root = program.root();
+  for (int i = 0; i < root.num_ops(); ++i) {
+    const Op op = root.op(i);
+    if (op.type().rfind("c_", 0) == 0 || op.type() == "send_v2" || op.type() == "recv_v2") {
+      const int32_t ring = op.AttrOr<int32_t>("ring_id", -1);
+      if (ring >= 0) rings.insert({op.type(), ring});
+    }
+  }
+  return rings;
+}
+
+// Every rank of a hybrid world: programs that validate, rings that name groups holding the rank,
+// and as many groups as Paddle's topology has: an mp group per (dp, pp), a p2p group per
+// direction and stage boundary per (dp, mp), a dp group per (pp, mp).
+TEST(ApplyStrategyTest, HybridWorldsLayRanksOutAsPaddlesTopology) {
+  struct Case {
+    int dp, mp, pp;
+    size_t groups;
+  };
+  for (const std::string model_name : {"mlp", "gpt"}) {
+    for (const Case& c : {Case{1, 2, 1, 1}, Case{2, 2, 1, 4}, Case{2, 1, 2, 2 * 2 + 2},
+                          Case{2, 2, 2, 4 + 4 * 2 + 4}}) {
+      SCOPED_TRACE(model_name + " dp" + std::to_string(c.dp) + " mp" + std::to_string(c.mp) +
+                   " pp" + std::to_string(c.pp));
+      ModelPrograms model;
+      ZooTraining(model_name, &model);
+      ApplyStrategyOptions options;
+      options.micro_batch_size = 2;
+      StatusOr<DistributedPrograms> out = ApplyStrategy(model.startup.Build(), model.main.Build(),
+                                                        Hybrid(c.dp, c.mp, c.pp), options);
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      ASSERT_EQ(out->world_size, c.dp * c.mp * c.pp);
+      ASSERT_EQ(out->ranks.size(), static_cast<size_t>(out->world_size));
+      EXPECT_EQ(out->process_groups.size(), c.groups);
+      EXPECT_EQ(out->micro_batches, c.pp > 1 ? 2 : 1);
+      for (int rank = 0; rank < out->world_size; ++rank) {
+        const RankPrograms& programs = out->ranks[rank];
+        EXPECT_EQ(programs.jobs.empty(), c.pp == 1);
+        EXPECT_EQ(!programs.shards.empty(), c.mp > 1) << rank;
+        // A job program reads what earlier jobs of its micro-batch wrote: the stage's program
+        // the jobs were cut from is what validates as a whole.
+        for (const Program* program : {&programs.startup, &programs.main}) {
+          const Diagnostics findings = ValidateProgram(*program);
+          EXPECT_FALSE(findings.HasErrors()) << rank << ": " << findings.Render();
+        }
+        std::vector<const Program*> all = {&programs.main};
+        for (const auto& job : programs.jobs) all.push_back(&job.second);
+        for (const Program* program : all) {
+          for (const auto& [type, ring] : CommRings(*program)) {
+            ASSERT_LT(ring, static_cast<int>(out->process_groups.size())) << type;
+            const std::vector<int>& members = out->process_groups[ring].ranks;
+            EXPECT_NE(std::find(members.begin(), members.end(), rank), members.end())
+                << "rank " << rank << " " << type << " on ring " << ring;
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

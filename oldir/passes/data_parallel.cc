@@ -300,6 +300,18 @@ StatusOr<Program> FuseGradientSync(const Program& synced,
   return out;
 }
 
+StatusOr<Program> SynchronizeGradients(const Program& main, const Strategy& strategy, int ring_id) {
+  IRM_ASSIGN_OR_RETURN(std::vector<ParamGrad> grads, OptimizerParamGrads(main));
+  IRM_ASSIGN_OR_RETURN(Program synced,
+                       InsertGradientSync(main, grads, strategy.dp_degree, ring_id));
+  if (!strategy.fuse_all_reduce()) return synced;
+  const double bytes = strategy.dp_optimization.fuse_grad_size_in_MB * (1 << 20);
+  const int64_t max_bytes =
+      bytes >= 9.0e18 ? INT64_MAX : std::max<int64_t>(1, static_cast<int64_t>(bytes));
+  IRM_ASSIGN_OR_RETURN(std::vector<GradientBucket> buckets, GroupGradients(synced, max_bytes));
+  return FuseGradientSync(synced, buckets);
+}
+
 StatusOr<DistributedPrograms> ApplyDataParallel(const Program& startup, const Program& main,
                                                 const Strategy& strategy) {
   if (strategy.mp_degree != 1 || strategy.pp_degree != 1) {
@@ -321,15 +333,7 @@ StatusOr<DistributedPrograms> ApplyDataParallel(const Program& startup, const Pr
     out.ranks.push_back(SingleProgramRank(startup, main));
     return out;
   }
-  IRM_ASSIGN_OR_RETURN(std::vector<ParamGrad> grads, OptimizerParamGrads(main));
-  IRM_ASSIGN_OR_RETURN(Program synced, InsertGradientSync(main, grads, dp));
-  if (strategy.fuse_all_reduce()) {
-    const double bytes = strategy.dp_optimization.fuse_grad_size_in_MB * (1 << 20);
-    const int64_t max_bytes =
-        bytes >= 9.0e18 ? INT64_MAX : std::max<int64_t>(1, static_cast<int64_t>(bytes));
-    IRM_ASSIGN_OR_RETURN(std::vector<GradientBucket> buckets, GroupGradients(synced, max_bytes));
-    IRM_ASSIGN_OR_RETURN(synced, FuseGradientSync(synced, buckets));
-  }
+  IRM_ASSIGN_OR_RETURN(Program synced, SynchronizeGradients(main, strategy, kDataParallelRing));
   for (int r = 0; r < dp; ++r) out.ranks.push_back(SingleProgramRank(startup, synced));
   return out;
 }

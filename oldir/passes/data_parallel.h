@@ -60,6 +60,12 @@ StatusOr<std::vector<GradientBucket>> GroupGradients(const Program& synced, int6
 StatusOr<Program> FuseGradientSync(const Program& synced,
                                    const std::vector<GradientBucket>& buckets);
 
+// The gradient synchronisation of one rank's main program on its data-parallel ring: every
+// optimizer gradient all-reduced and scaled (InsertGradientSync), in buckets when the strategy
+// fuses the all-reduce (GroupGradients by dp_optimization.fuse_grad_size_in_MB, then
+// FuseGradientSync).
+StatusOr<Program> SynchronizeGradients(const Program& main, const Strategy& strategy, int ring_id);
+
 // The whole pass: dp_degree ranks, each with the serial startup program (the same seed gives
 // every replica the same initial parameters) and the synchronised main program (fused when the
 // strategy asks for it). kInvalidArgument for a strategy with another parallel axis (mp, pp) or
