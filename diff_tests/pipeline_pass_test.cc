@@ -95,14 +95,13 @@ void WritePipelineBundle(const oldir::models::ModelPrograms& model, const Case& 
   ASSERT_EQ(read->micro_batches, c.micro_batches);
 }
 
-// Every stage reads the same global batch, `feeds`, at every step, and cuts it into micro-batches.
-// Given rather than drawn by each rank: a rank draws an index feed's bound from the program that
-// feeds it, and under VPP the label's feed (in forward0, as Paddle places feeds) and the loss
-// that bounds it (in the last chunk's forward) are different programs.
-StatusOr<rt::MultiRankResult> RunBundle(const std::string& dir, int micro_batches,
-                                        const rt::FeedMap& feeds) {
+// Every stage draws each step's global batch from the bundle's seed (the serial run draws the same
+// from the same seed) and cuts it into micro-batches. An index feed one job feeds and another
+// bounds (VPP's labels) takes the bound of the job that reads it.
+StatusOr<rt::MultiRankResult> RunBundle(const std::string& dir, int micro_batches) {
   rt::MultiRankConfig config;
-  config.rank_config.feeds = feeds;
+  config.rank_config.random_feeds = true;
+  config.rank_config.batch_size = kMicroRows * micro_batches;
   config.world.trace = true;
   // The 1F1B-style schedules have a stage send its next forward while its peer sends a backward:
   // they run where a send completes before its receive, as on NCCL while a message fits its
@@ -131,11 +130,7 @@ TEST_P(PipelinePassTest, StagesMatchTheSerialRunOfTheGlobalBatch) {
   StatusOr<std::unique_ptr<SerialReference>> reference = SerialReference::Create(model);
   ASSERT_TRUE(reference.ok()) << reference.status().ToString();
   SerialReference& ref = **reference;
-  rt::FeedMap feeds;
-  for (const rt::FeedSpec& spec : ref.FeedSpecs()) {
-    feeds[spec.name] = rt::RandomFeed(spec, ref.seed(), 1, kMicroRows * c.micro_batches);
-  }
-  StatusOr<rt::MultiRankResult> run = RunBundle(dir / "pp", c.micro_batches, feeds);
+  StatusOr<rt::MultiRankResult> run = RunBundle(dir / "pp", c.micro_batches);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   ASSERT_EQ(run->ranks.size(), static_cast<size_t>(c.pp));
 
@@ -143,6 +138,10 @@ TEST_P(PipelinePassTest, StagesMatchTheSerialRunOfTheGlobalBatch) {
   ASSERT_EQ(last.steps.size(), static_cast<size_t>(kSteps));
   for (int s = 1; s <= kSteps; ++s) {
     SCOPED_TRACE("step " + std::to_string(s));
+    rt::FeedMap feeds;
+    for (const rt::FeedSpec& spec : ref.FeedSpecs()) {
+      feeds[spec.name] = rt::RandomFeed(spec, ref.seed(), s, kMicroRows * c.micro_batches);
+    }
     StatusOr<std::vector<rt::Fetch>> loss = ref.Step(feeds);
     ASSERT_TRUE(loss.ok()) << loss.status().ToString();
     // The last stage fetches the m micro-batch losses; their mean is the global batch's mean.
@@ -219,10 +218,6 @@ TEST_P(SameAccumulationOrderTest, SchedulesAgreeBitForBit) {
   ASSERT_TRUE(BuildZooTraining(oc.model, oc.optimizer, &model).ok());
   StatusOr<std::unique_ptr<SerialReference>> reference = SerialReference::Create(model);
   ASSERT_TRUE(reference.ok()) << reference.status().ToString();
-  rt::FeedMap feeds;
-  for (const rt::FeedSpec& spec : (*reference)->FeedSpecs()) {
-    feeds[spec.name] = rt::RandomFeed(spec, (*reference)->seed(), 1, kMicroRows * 4);
-  }
   const std::vector<Case> schedules = {{oc.model, oc.optimizer, 2, "FThenB", 4},
                                        {oc.model, oc.optimizer, 2, "1F1B", 4},
                                        {oc.model, oc.optimizer, 2, "Eager1F1B", 4},
@@ -232,7 +227,7 @@ TEST_P(SameAccumulationOrderTest, SchedulesAgreeBitForBit) {
   for (const Case& c : schedules) {
     const std::string path = dir / CaseName({c, 0});
     ASSERT_NO_FATAL_FAILURE(WritePipelineBundle(model, c, path));
-    StatusOr<rt::MultiRankResult> run = RunBundle(path, c.micro_batches, feeds);
+    StatusOr<rt::MultiRankResult> run = RunBundle(path, c.micro_batches);
     ASSERT_TRUE(run.ok()) << c.mode << ": " << run.status().ToString();
     runs.push_back(std::move(run).value());
   }

@@ -146,6 +146,15 @@ StatusOr<BundleRankRunner> BundleRankRunner::Load(const std::string& dir,
     }
     runner.programs_.emplace(job.type, std::move(loaded));
   }
+  // An index feed one job feeds and another reads (VPP's labels: fed in forward0, read by the
+  // loss in the last chunk's job) takes its bound from the job that reads it.
+  for (FeedSpec& spec : runner.feed_specs_) {
+    if (spec.index_bound > 0) continue;
+    for (const auto& [type, loaded] : runner.programs_) {
+      spec.index_bound = loaded.executor->IndexBound(spec.name);
+      if (spec.index_bound > 0) break;
+    }
+  }
   for (const oldir::FeedSpec& feed : bundle.feeds) runner.feed_names_.push_back(feed.name);
   std::vector<std::string>& names = runner.feed_names_;
   std::sort(names.begin(), names.end());

@@ -118,6 +118,9 @@ class Executor {
                                               const FeedMap& feeds);
   // The inputs Run expects and the names it fetches, in order.
   virtual std::vector<FeedSpec> FeedSpecs() const = 0;
+  // The exclusive bound of the integers an op of the program reads `name` as (ids, hard
+  // labels), fed by this program or handed on by an earlier job; 0 when no op bounds it.
+  virtual int64_t IndexBound(std::string_view /*name*/) const { return 0; }
   virtual std::vector<std::string> FetchNames() const = 0;
 };
 

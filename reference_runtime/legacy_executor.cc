@@ -96,6 +96,11 @@ LegacyExecutor::LegacyExecutor(const oldir::Program& program, ExecutorOptions op
 
 std::vector<FeedSpec> LegacyExecutor::FeedSpecs() const { return plan_.feeds; }
 
+int64_t LegacyExecutor::IndexBound(std::string_view name) const {
+  auto it = plan_.index_bounds.find(name);
+  return it == plan_.index_bounds.end() ? 0 : it->second;
+}
+
 std::vector<std::string> LegacyExecutor::FetchNames() const { return plan_.fetches; }
 
 StatusOr<std::vector<Fetch>> LegacyExecutor::Run(Scope& persistent, const FeedMap& feeds) {

@@ -38,6 +38,7 @@ class LegacyExecutor : public Executor {
   StatusOr<std::vector<Fetch>> RunJob(Scope& persistent, Scope& job_scope,
                                       const FeedMap& feeds) override;
   std::vector<FeedSpec> FeedSpecs() const override;
+  int64_t IndexBound(std::string_view name) const override;
   std::vector<std::string> FetchNames() const override;
 
   // OK, or the planning error every Run returns.

@@ -304,54 +304,67 @@ class OpPlanner {
   PlannedOp planned_;
 };
 
-// The exclusive bound of integer values fed to `name`: dim 0 of the W of a lookup_table_v2
-// reading it as Ids, or the class count (Logits' last dim) of a softmax_with_cross_entropy
-// reading it as a hard Label; for the vocabulary-parallel twins the serial bound (c_embedding's
-// vocab_size, c_softmax_with_cross_entropy's Logits columns times nranks), so that every rank
-// draws the serial run's ids; 0 when none does or the dim is unknown.
-int64_t IndexBound(const oldir::Program& program, const std::string& name) {
+// The exclusive bound of the integers each var holds that an op reads as indices: dim 0 of the W
+// of a lookup_table_v2 reading it as Ids, or the class count (Logits' last dim) of a
+// softmax_with_cross_entropy reading it as a hard Label; for the vocabulary-parallel twins the
+// serial bound (c_embedding's vocab_size, c_softmax_with_cross_entropy's Logits columns times
+// nranks), so that every rank draws the serial run's ids. The first op that gives a var a bound
+// decides; vars no op bounds are left out.
+std::map<std::string, int64_t, std::less<>> IndexBounds(const oldir::Program& program) {
+  std::map<std::string, int64_t, std::less<>> bounds;
   for (int b = 0; b < program.num_blocks(); ++b) {
     const oldir::Block block = program.block(b);
     for (int i = 0; i < block.num_ops(); ++i) {
       const oldir::Op op = block.op(i);
+      std::optional<std::string> index;
       std::optional<std::string> table;
       bool last_dim = false;
       int64_t shards = 1;  // a vocabulary-parallel op holds one of this many column blocks
-      if (op.type() == "lookup_table_v2" && op.SingleInput("Ids") == name) {
+      int64_t bound = 0;
+      if (op.type() == "lookup_table_v2") {
+        index = op.SingleInput("Ids");
         table = op.SingleInput("W");
-      } else if (op.type() == "c_embedding" && op.SingleInput("Ids") == name) {
+      } else if (op.type() == "c_embedding") {
         // The serial vocabulary when the op says it; the rank's rows are only a part of it.
-        const int64_t vocab = op.AttrOr<int64_t>("vocab_size", -1);
-        if (vocab > 0) return vocab;
-        continue;
-      } else if (op.type() == "c_softmax_with_cross_entropy" && op.SingleInput("Label") == name) {
+        index = op.SingleInput("Ids");
+        bound = op.AttrOr<int64_t>("vocab_size", -1);
+      } else if (op.type() == "c_softmax_with_cross_entropy") {
+        index = op.SingleInput("Label");
         table = op.SingleInput("Logits");
         last_dim = true;
         shards = op.AttrOr<int32_t>("nranks", 1);
-      } else if (op.type() == "softmax_with_cross_entropy" && op.SingleInput("Label") == name) {
+      } else if (op.type() == "softmax_with_cross_entropy") {
         const oldir::proto::OpDesc::Attr* soft = op.FindAttr("soft_label");
         if (soft != nullptr && soft->b()) continue;
+        index = op.SingleInput("Label");
         table = op.SingleInput("Logits");
         last_dim = true;
       }
-      if (!table) continue;
-      const std::optional<oldir::Var> decl = block.FindVarRecursive(*table);
-      if (!decl || decl->dims().empty()) continue;
-      const int64_t bound = (last_dim ? decl->dims().back() : decl->dims()[0]) * shards;
-      if (bound > 0) return bound;
+      if (!index || bounds.contains(*index)) continue;
+      if (table) {
+        const std::optional<oldir::Var> decl = block.FindVarRecursive(*table);
+        if (!decl || decl->dims().empty()) continue;
+        bound = (last_dim ? decl->dims().back() : decl->dims()[0]) * shards;
+      }
+      if (bound > 0) bounds.emplace(*index, bound);
     }
   }
-  return 0;
+  return bounds;
+}
+
+int64_t BoundOf(const LegacyPlan& plan, const std::string& name) {
+  auto it = plan.index_bounds.find(name);
+  return it == plan.index_bounds.end() ? 0 : it->second;
 }
 
 Status CollectFeedsAndFetches(const oldir::Program& program, LegacyPlan& plan) {
+  plan.index_bounds = IndexBounds(program);
   std::vector<std::pair<int64_t, FeedSpec>> feeds;
   std::vector<const PlannedOp*> fetches;
   for (const PlannedOp& op : plan.blocks[0]) {
     if (op.kind == PlannedKind::kFeed) {
       const std::string& name = op.outputs[0].name;
-      feeds.push_back(
-          {op.col, FeedSpec{name, op.feed_dtype, op.feed_dims, IndexBound(program, name)}});
+      feeds.push_back({op.col, FeedSpec{name, op.feed_dtype, op.feed_dims, BoundOf(plan, name)}});
     } else if (op.kind == PlannedKind::kFetch) {
       fetches.push_back(&op);
     }
@@ -366,8 +379,7 @@ Status CollectFeedsAndFetches(const oldir::Program& program, LegacyPlan& plan) {
       if (!var.need_check_feed() || var.persistable() || !type) continue;
       const std::optional<DType> dtype = oldir::DTypeFromVarType(*type);
       if (!dtype) continue;
-      plan.feeds.push_back(
-          FeedSpec{var.name(), *dtype, var.dims(), IndexBound(program, var.name())});
+      plan.feeds.push_back(FeedSpec{var.name(), *dtype, var.dims(), BoundOf(plan, var.name())});
       plan.feeds_by_name = true;
     }
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,9 @@ struct LegacyPlan {
   // as Paddle's Executor.run(feed=...) feeds a program it was handed without feed ops.
   std::vector<FeedSpec> feeds;
   bool feeds_by_name = false;
+  // The exclusive bound of each var an op reads as indices (ids, hard labels), fed or not: a
+  // job that feeds a var another job reads as labels takes its bound from there.
+  std::map<std::string, int64_t, std::less<>> index_bounds;
   std::vector<std::string> fetches;  // block 0's fetch ops' vars, by col
 };
 

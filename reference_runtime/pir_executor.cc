@@ -78,7 +78,7 @@ namespace {
 // the weight of a pd_op.embedding reading it as ids, the classes (the input's last dim) of a
 // pd_op.cross_entropy_with_softmax reading it as hard labels; for the vocabulary-parallel twins
 // the serial bound (c_embedding's vocab_size, the logits' columns times nranks); 0 when unknown.
-int64_t IndexBound(const newir::Value& value) {
+int64_t IndexBoundOfValue(const newir::Value& value) {
   for (const newir::OpOperand* use = value.first_use(); use != nullptr; use = use->next_use()) {
     const newir::Operation& reader = *use->owner();
     const newir::Value* table = nullptr;
@@ -113,6 +113,15 @@ int64_t IndexBound(const newir::Value& value) {
 
 }  // namespace
 
+int64_t PirExecutor::IndexBound(std::string_view name) const {
+  for (const newir::Operation& op : program_.block()) {
+    if (!IsFeedOp(op) || op.num_results() != 1) continue;
+    const std::string_view* fed = StringAttr(op, "name");
+    if (fed != nullptr && *fed == name) return IndexBoundOfValue(*op.result(0));
+  }
+  return 0;
+}
+
 std::vector<FeedSpec> PirExecutor::FeedSpecs() const {
   std::vector<FeedSpec> specs;
   for (const newir::Operation& op : program_.block()) {
@@ -122,7 +131,7 @@ std::vector<FeedSpec> PirExecutor::FeedSpecs() const {
     const newir::Value& value = *op.result(0);
     spec.dtype = DTypeOfElementType(value.type().dtype()).value_or(DType::kFloat32);
     spec.shape = value.type().dims();
-    if (IsIntegerDType(spec.dtype)) spec.index_bound = IndexBound(value);
+    if (IsIntegerDType(spec.dtype)) spec.index_bound = IndexBoundOfValue(value);
     specs.push_back(std::move(spec));
   }
   return specs;

@@ -41,6 +41,7 @@ class PirExecutor : public Executor {
   // dtype and shape (-1 for a dynamic dim), and for an integer input read as the ids of a
   // pd_op.embedding the rows of its weight.
   std::vector<FeedSpec> FeedSpecs() const override;
+  int64_t IndexBound(std::string_view name) const override;
   // The names of the top block's pd_op.fetch ops, ordered by col.
   std::vector<std::string> FetchNames() const override;
 
