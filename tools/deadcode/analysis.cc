@@ -46,6 +46,9 @@ class Analysis {
 
  private:
   void CollectCandidates();
+  void CollectOrphanOverrides();
+  void CollectPythonApi();
+  const std::string* OrphanTwinName(const FunctionUnit& function);
   bool ExcludedFromClosure(const FunctionUnit& function) const;
   std::optional<std::string> RemovalSource(const ResolvedReference& reference) const;
   void ComputeRemoved();
@@ -74,12 +77,19 @@ class Analysis {
 
   std::map<std::string, FunctionTwin> function_twins_;  // legacy key → its twin
   std::set<std::string> twin_keys_;                     // functions that are some unit's twin
+  // Legacy-only overrides: a subclass's method that overrides the legacy half of a base class's
+  // twin pair but not the twin (Paddle's PipelineEager1F1BPass._partial_programs). Key → the
+  // twin's name the class leaves to the base; "" once looked at and found not to be one.
+  std::map<std::string, std::string> orphan_twin_name_;
+  std::set<std::string> orphans_;
   std::map<std::string, RegistrationTwin> registration_twins_;  // node → pair
   // Per file, the legacy registrations with a twin: their range and node (top-level references
   // inside one go with it).
   std::map<std::string, std::vector<std::pair<SourceRange, std::string>>> removed_registrations_;
   std::set<std::string> overload_keys_;          // both sides of overload twins
   std::map<std::string, Language> language_of_;  // by file
+  // Python functions that are API (see CollectPythonApi).
+  std::set<std::string> python_api_;
   std::map<std::string, std::vector<const ResolvedReference*>> incoming_;
   std::map<std::string, std::vector<const ResolvedReference*>> outgoing_;
   std::set<std::string> removed_;      // function keys
@@ -123,10 +133,79 @@ void Analysis::CollectCandidates() {
   }
 }
 
+// The twin's name that `function` leaves to a base class when it overrides the legacy half of a
+// base's pair (or of another such override) without overriding the twin below that base; nullptr
+// when it does not.
+const std::string* Analysis::OrphanTwinName(const FunctionUnit& function) {
+  auto known = orphan_twin_name_.find(function.key);
+  if (known != orphan_twin_name_.end()) return known->second.empty() ? nullptr : &known->second;
+  std::string twin_name;
+  const std::vector<std::string> ancestors = index_.Ancestors(function.class_name);
+  for (size_t i = 0; i < ancestors.size() && twin_name.empty(); ++i) {
+    const FunctionUnit* overridden = index_.Function(ancestors[i] + "." + function.name);
+    if (overridden == nullptr) continue;
+    auto pair = function_twins_.find(overridden->key);
+    if (pair != function_twins_.end()) {
+      twin_name = pair->second.twin->name;
+    } else if (const std::string* inherited = OrphanTwinName(*overridden)) {
+      twin_name = *inherited;
+    } else {
+      break;  // the nearest method it overrides is no legacy unit
+    }
+    // The class gets the twin from `ancestors[i]` or above only when nothing nearer defines it.
+    if (index_.Function(function.class_name + "." + twin_name) != nullptr) twin_name.clear();
+    for (size_t k = 0; k < i && !twin_name.empty(); ++k) {
+      if (index_.Function(ancestors[k] + "." + twin_name) != nullptr) twin_name.clear();
+    }
+    break;
+  }
+  const std::string& stored = orphan_twin_name_[function.key] = twin_name;
+  return stored.empty() ? nullptr : &stored;
+}
+
+// A public Python name (no leading underscore, not nested) is API when a package exports it: it
+// is written in a package's __init__.py, or an __init__.py imports it, its class, or its module
+// (by name or with `*`). A public name of a module no package exports (Paddle's pass_utils,
+// auto_parallel/static/utils) is internal, and goes with the legacy code that alone calls it.
+void Analysis::CollectPythonApi() {
+  std::set<std::string> exported;
+  std::map<std::string, std::string> module_of;  // file → module
+  for (const FileModel& file : files_) {
+    if (file.language != Language::kPython) continue;
+    module_of[file.file] = file.module;
+    if (!file.file.ends_with("__init__.py")) continue;
+    exported.insert(file.module);
+    for (const auto& [alias, target] : file.imports) exported.insert(target);
+  }
+  for (const auto& [key, function] : index_.functions()) {
+    auto module = module_of.find(function->file);
+    if (module == module_of.end() || function->name.starts_with('_') ||
+        key.find(kLocals) != std::string::npos) {
+      continue;
+    }
+    if (exported.contains(module->second) || exported.contains(function->class_name) ||
+        exported.contains(function->qualname)) {
+      python_api_.insert(key);
+    }
+  }
+}
+
+void Analysis::CollectOrphanOverrides() {
+  for (const auto& [key, function] : index_.functions()) {
+    if (function->class_name.empty() || LanguageOf(function->file) != Language::kPython) continue;
+    if (function_twins_.contains(key) || twin_keys_.contains(key)) continue;
+    if (OrphanTwinName(*function) != nullptr) orphans_.insert(key);
+  }
+}
+
 bool Analysis::ExcludedFromClosure(const FunctionUnit& function) const {
   // Reached in ways references do not show: entry points, virtual dispatch, code written by
   // macros, Python's special methods and decorators that may register the function by name.
   if (function.is_main || function.overrides || function.from_macro) return true;
+  // Python API: code outside the analysed tree may call it (Paddle's DistModel.predict is called
+  // only from a legacy branch in the tree, and by every user). Only a legacy unit of its own
+  // makes it go.
+  if (python_api_.contains(function.key)) return true;
   if (function.name.size() > 4 && function.name.starts_with("__") &&
       function.name.ends_with("__")) {
     return true;
@@ -163,6 +242,8 @@ std::optional<std::string> Analysis::RemovalSource(const ResolvedReference& reso
 // Greatest fixpoint: assume every candidate and every referenced function removed, then keep
 // each one that a surviving reference reaches until nothing changes.
 void Analysis::ComputeRemoved() {
+  // Deleting a legacy-only override leaves its class without an implementation: it stays.
+  pinned_kept_.insert(orphans_.begin(), orphans_.end());
   while (true) {
     removed_.clear();
     for (const auto& [key, pair] : function_twins_) removed_.insert(key);
@@ -260,6 +341,11 @@ std::string Analysis::CallerKey(const ResolvedReference& reference) const {
 }
 
 void Analysis::ComputeBlocked() {
+  // A legacy-only override is blocked by its class, which has no other implementation of it.
+  for (const std::string& key : orphans_) {
+    const FunctionUnit* function = index_.Function(key);
+    blocked_by_[key] = {"", function->class_name};
+  }
   // Least fixpoint: a helper blocked by kept legacy code is kept legacy code itself.
   for (bool changed = true; changed;) {
     changed = false;
@@ -465,6 +551,12 @@ void Analysis::AddFunctionFindings(DeadcodeReport* report) {
       finding.reason = deletable ? "only removed legacy code calls it, and all of that is deletable"
                                  : "only removed legacy code calls it, but some of that code's "
                                    "twins have no evidence yet";
+    } else if (orphans_.contains(key)) {
+      finding.status = StatusOf(false, false, key);
+      finding.reason = fmt::format(
+          "{} overrides the legacy {} but not its twin {}: deleting it leaves the class with no "
+          "implementation of its own",
+          function->class_name, function->name, orphan_twin_name_.at(key));
     } else if (blocked) {
       finding.status = StatusOf(false, false, key);
       finding.reason = "removed legacy code calls it, and so does kept legacy code";
@@ -534,6 +626,8 @@ void Analysis::AddRegistrationFindings(DeadcodeReport* report) {
 
 DeadcodeReport Analysis::Run() {
   CollectCandidates();
+  CollectPythonApi();
+  CollectOrphanOverrides();
   ComputeRemoved();
   ComputeBlocked();
   ComputeDeletable();

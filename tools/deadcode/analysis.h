@@ -4,11 +4,14 @@
 //    migration removes. A legacy function is removed only when no kept code calls it.
 // 2. Closure: a function whose every reference comes from removed code is removed too (greatest
 //    fixpoint, so cycles of legacy-only helpers go together), provided that removed legacy code
-//    reaches it; a function nobody in the tree references is an entry point and stays.
+//    reaches it; a function nobody in the tree references is an entry point and stays, and so
+//    does a public Python name that a package's __init__.py exports (API callers are outside).
 // 3. Blocked: a legacy unit or legacy-only helper that removed code calls but kept legacy code
 //    (legacy with no twin: a blocked legacy unit, a function taking only the legacy types, a name
 //    with a legacy marker) still calls: `blocked-by:<caller>`; that caller is reported `no-twin`.
-//    Code shared with kept non-legacy code is not a finding.
+//    A subclass's override of the legacy half of a base class's pair, in a class that does not
+//    override the twin, is the class's only implementation: `blocked-by:<class>`, and it is kept
+//    legacy code for the helpers it calls. Code shared with kept non-legacy code is not a finding.
 // 4. Evidence: a twin with parity or test evidence is `verified`, else `twin-untested`; a removed
 //    unit is deletable when it is verified and everything that calls it is deletable too.
 #pragma once

@@ -2,6 +2,7 @@
 #include "tools/deadcode/code_index.h"
 
 #include <algorithm>
+#include <set>
 
 namespace irm::deadcode {
 namespace {
@@ -36,6 +37,7 @@ CodeIndex::CodeIndex(const std::vector<FileModel>& files) : files_(files) {
   for (const FileModel& file : files_) {
     for (const FunctionUnit& function : file.functions) {
       if (!functions_.emplace(function.key, &function).second) continue;
+      function_lookup_.emplace(function.key, &function);
       by_scope_.emplace(std::make_pair(function.scope, function.name), &function);
       by_file_[function.file].push_back(&function);
       if (file.language == Language::kPython) {
@@ -56,6 +58,18 @@ CodeIndex::CodeIndex(const std::vector<FileModel>& files) : files_(files) {
     }
   }
   for (const FileModel& file : files_) {
+    if (file.language != Language::kPython) continue;
+    for (const Reference& reference : file.references) {
+      if (!reference.target.starts_with("super().")) continue;
+      std::string method = reference.from;
+      while (!OuterFunctionKey(method).empty()) method = OuterFunctionKey(method);
+      const FunctionUnit* function = Function(method);
+      if (function != nullptr && reference.target == "super()." + function->name) {
+        extends_super_.insert(method);
+      }
+    }
+  }
+  for (const FileModel& file : files_) {
     for (const Reference& reference : file.references) {
       references_.push_back({&file, &reference, Resolve(file, reference)});
     }
@@ -63,8 +77,8 @@ CodeIndex::CodeIndex(const std::vector<FileModel>& files) : files_(files) {
 }
 
 const FunctionUnit* CodeIndex::Function(const std::string& key) const {
-  auto it = functions_.find(key);
-  return it == functions_.end() ? nullptr : it->second;
+  auto it = function_lookup_.find(key);
+  return it == function_lookup_.end() ? nullptr : it->second;
 }
 
 const FunctionUnit* CodeIndex::InScope(const std::string& scope, const std::string& name) const {
@@ -97,7 +111,21 @@ void CodeIndex::AddQualname(const std::string& qualname, std::set<std::string>* 
   }
 }
 
+std::vector<std::string> CodeIndex::Ancestors(const std::string& class_key) const {
+  std::vector<std::string> queue = {class_key};
+  std::set<std::string> seen = {class_key};
+  for (size_t i = 0; i < queue.size(); ++i) {
+    auto it = bases_.find(queue[i]);
+    if (it == bases_.end()) continue;
+    for (const std::string& base : it->second) {
+      if (seen.insert(base).second) queue.push_back(base);
+    }
+  }
+  return {queue.begin() + 1, queue.end()};
+}
+
 void CodeIndex::AddMethodInHierarchy(const std::string& class_key, const std::string& name,
+                                     const std::string& calling_method,
                                      std::set<std::string>* out) const {
   // Ancestors and descendants: `self.f()` in a base class may run a subclass's override.
   std::set<std::string> related = {class_key};
@@ -109,6 +137,12 @@ void CodeIndex::AddMethodInHierarchy(const std::string& class_key, const std::st
       auto it = links->find(current);
       if (it == links->end()) continue;
       for (const std::string& next : it->second) {
+        if (links == &derived_ && !calling_method.empty()) {
+          // A subclass with its own calling method that does not extend the base's never runs
+          // the base's body (Paddle's PipelinePassBase replaces PassBase._apply_impl).
+          const std::string own = next + "." + calling_method;
+          if (Function(own) != nullptr && !extends_super_.contains(own)) continue;
+        }
         if (related.insert(next).second) work.push_back(next);
       }
     }
@@ -136,21 +170,23 @@ std::vector<std::string> CodeIndex::ResolvePython(const FileModel& file,
   const std::string& target = reference.target;
   // The class whose method (or a function nested in it) holds the reference.
   std::string klass;
+  std::string method;  // the method of `klass` that holds the reference
   for (std::string key = reference.from; !key.empty(); key = OuterFunctionKey(key)) {
     const FunctionUnit* function = Function(key);
     if (function != nullptr && !function->class_name.empty()) {
       klass = function->class_name;
+      method = function->name;
       break;
     }
   }
   constexpr std::string_view kSuper = "super().";
   if (target.starts_with(kSuper)) {
-    if (!klass.empty()) AddMethodInHierarchy(klass, target.substr(kSuper.size()), &out);
+    if (!klass.empty()) AddMethodInHierarchy(klass, target.substr(kSuper.size()), "", &out);
     return {out.begin(), out.end()};
   }
   const std::vector<std::string> parts = SplitDots(target);
   if ((parts[0] == "self" || parts[0] == "cls") && parts.size() == 2 && !klass.empty()) {
-    AddMethodInHierarchy(klass, parts[1], &out);
+    AddMethodInHierarchy(klass, parts[1], method, &out);
     return {out.begin(), out.end()};
   }
   if (parts.size() == 1) {

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "tools/deadcode/code_model.h"
@@ -43,25 +44,34 @@ class CodeIndex {
   const std::vector<ResolvedReference>& references() const { return references_; }
   // The innermost function of `file` whose range holds the position, or nullptr.
   const FunctionUnit* Enclosing(const std::string& file, int line, int column) const;
+  // Python: the classes `class_key` derives from, nearest first (breadth first, each once).
+  std::vector<std::string> Ancestors(const std::string& class_key) const;
 
  private:
   std::vector<std::string> Resolve(const FileModel& file, const Reference& reference) const;
   std::vector<std::string> ResolvePython(const FileModel& file, const Reference& reference) const;
   // Functions named `qualname`, or the constructor of a class named so (__init__).
   void AddQualname(const std::string& qualname, std::set<std::string>* out) const;
-  // `name` defined as a method of `class_key`, its ancestors or descendants (dispatch).
+  // `name` defined as a method of `class_key`, its ancestors or descendants (dispatch). With a
+  // `calling_method` (`self.name()` written in that method of `class_key`), a descendant that
+  // overrides the calling method without calling `super().<calling_method>` never runs it, so
+  // neither it nor the classes below it are reached from there.
   void AddMethodInHierarchy(const std::string& class_key, const std::string& name,
-                            std::set<std::string>* out) const;
+                            const std::string& calling_method, std::set<std::string>* out) const;
   std::string ResolveClass(const FileModel& file, const std::string& base) const;
 
   const std::vector<FileModel>& files_;
   std::map<std::string, const FunctionUnit*> functions_;
+  // The same, hashed: resolution looks names up millions of times on a large tree.
+  std::unordered_map<std::string_view, const FunctionUnit*> function_lookup_;
   std::map<std::pair<std::string, std::string>, const FunctionUnit*> by_scope_;
   std::map<std::string, std::vector<std::string>> methods_by_name_;  // Python: name → keys
   std::map<std::string, const ClassUnit*> classes_;                  // key → class
   std::map<std::string, std::vector<std::string>> bases_;            // class → resolved bases
   std::map<std::string, std::vector<std::string>> derived_;          // class → direct subclasses
   std::map<std::string, std::vector<const FunctionUnit*>> by_file_;
+  // Python methods whose body (or a function nested in it) calls `super().<own name>`.
+  std::set<std::string> extends_super_;
   std::vector<ResolvedReference> references_;
 };
 

@@ -101,32 +101,52 @@ Status ReadQualname(const JsonReader& in, const Json& object, const std::string&
   return Status::Ok();
 }
 
-// Why the parity report at `ref` does not make the twin verified; "" when it does.
-std::string ParityProblem(const std::string& manifest_dir, const std::string& ref) {
+// What a parity report shows: why it proves nothing (`problem`), else the twins it names in
+// `covers` (`covers_problem` when that member is missing or malformed).
+struct ParityReading {
+  std::string problem;
+  std::string covers_problem;
+  std::vector<std::string> covers;
+};
+
+ParityReading ReadParityReport(const std::string& manifest_dir, const std::string& ref) {
+  ParityReading reading;
   const std::filesystem::path path = std::filesystem::path(ref).is_absolute()
                                          ? std::filesystem::path(ref)
                                          : std::filesystem::path(manifest_dir) / ref;
   StatusOr<std::string> text = ReadFile(path.string());
   if (!text.ok()) {
-    return fmt::format("cannot read the parity report '{}' ({})", ref, text.status().message());
+    reading.problem =
+        fmt::format("cannot read the parity report '{}' ({})", ref, text.status().message());
+    return reading;
   }
   // A parity report nests a few levels; a deeper one is not one (and would recurse deeply).
   if (FindJsonTooDeep(*text, kMaxSmallJsonDepth)) {
-    return fmt::format("the parity report '{}' nests deeper than {} levels", ref,
-                       kMaxSmallJsonDepth);
+    reading.problem =
+        fmt::format("the parity report '{}' nests deeper than {} levels", ref, kMaxSmallJsonDepth);
+    return reading;
   }
   const nlohmann::json report = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (report.is_discarded()) return fmt::format("the parity report '{}' is not JSON", ref);
+  if (report.is_discarded()) {
+    reading.problem = fmt::format("the parity report '{}' is not JSON", ref);
+    return reading;
+  }
   if (!report.is_object() ||
       report.value("format", nlohmann::json()) != "ir-migrate-parity-report" ||
       report.value("version", nlohmann::json()) != 1) {
-    return fmt::format(
+    reading.problem = fmt::format(
         "'{}' is not a parity report (format \"ir-migrate-parity-report\", version 1)", ref);
+    return reading;
   }
   const nlohmann::json verdict = report.value("verdict", nlohmann::json());
-  if (verdict == "mismatch") return fmt::format("the parity report '{}' says mismatch", ref);
+  if (verdict == "mismatch") {
+    reading.problem = fmt::format("the parity report '{}' says mismatch", ref);
+    return reading;
+  }
   if (verdict != "parity") {
-    return fmt::format("the parity report '{}' has no verdict \"parity\" or \"mismatch\"", ref);
+    reading.problem =
+        fmt::format("the parity report '{}' has no verdict \"parity\" or \"mismatch\"", ref);
+    return reading;
   }
   // A verdict that its own counts contradict (a hand-edited report) proves nothing.
   const nlohmann::json summary = report.value("summary", nlohmann::json::object());
@@ -139,16 +159,42 @@ std::string ParityProblem(const std::string& manifest_dir, const std::string& re
   const long long mismatched = count("mismatched");
   const long long communication = count("communication_mismatched");
   if (compared < 0 || mismatched < 0 || communication < 0) {
-    return fmt::format("the parity report '{}' has no summary of what it compared", ref);
+    reading.problem = fmt::format("the parity report '{}' has no summary of what it compared", ref);
+    return reading;
   }
   if (mismatched > 0 || communication > 0) {
-    return fmt::format(
+    reading.problem = fmt::format(
         "the parity report '{}' says parity but counts {} mismatched tensors and {} ranks whose "
         "communication differs",
         ref, mismatched, communication);
+    return reading;
   }
-  if (compared == 0) return fmt::format("the parity report '{}' compares nothing", ref);
-  return "";
+  if (compared == 0) {
+    reading.problem = fmt::format("the parity report '{}' compares nothing", ref);
+    return reading;
+  }
+  // What the run exercised: the twins (names as this report gives them) whose code it ran. A
+  // report that passes proves nothing about code it did not run, so parity for one schedule
+  // never verifies another's twin.
+  const auto covers = report.find("covers");
+  if (covers == report.end()) {
+    reading.covers_problem =
+        fmt::format("the parity report '{}' names no twin (it has no \"covers\")", ref);
+    return reading;
+  }
+  bool names = covers->is_array();
+  if (names) {
+    for (const nlohmann::json& name : *covers) {
+      names &= name.is_string() && !name.get<std::string>().empty();
+      if (names) reading.covers.push_back(name.get<std::string>());
+    }
+  }
+  if (!names) {
+    reading.covers.clear();
+    reading.covers_problem = fmt::format(
+        "the parity report '{}' has a \"covers\" that is not a list of twin names", ref);
+  }
+  return reading;
 }
 
 }  // namespace
@@ -224,11 +270,27 @@ StatusOr<EvidenceManifest> LoadEvidence(const std::string& path) {
         return in.Error(e_at, "manual evidence says in its detail who checked what");
       }
       if (item.kind == "parity") {
-        const std::string problem = ParityProblem(dir, item.ref);
-        if (!problem.empty()) {
+        const ParityReading reading = ReadParityReport(dir, item.ref);
+        if (!reading.problem.empty()) {
           manifest.problems.push_back(
               {path, 0, 0,
-               fmt::format("evidence {}/ref: {}; the evidence does not count", e_at, problem)});
+               fmt::format("evidence {}/ref: {}; the evidence does not count", e_at,
+                           reading.problem)});
+          continue;
+        }
+        // Bound to the twin: a passing report counts only for a twin it says it covers.
+        const bool covered = std::find(reading.covers.begin(), reading.covers.end(), entry.twin) !=
+                             reading.covers.end();
+        if (!covered) {
+          const std::string why =
+              !reading.covers_problem.empty()
+                  ? reading.covers_problem
+                  : fmt::format("the parity report '{}' covers {}, not {}", item.ref,
+                                fmt::join(reading.covers, ", "), entry.twin);
+          manifest.problems.push_back(
+              {path, 0, 0,
+               fmt::format("evidence {}/ref: {}; unrelated evidence, not used", e_at, why)});
+          entry.unrelated.push_back(std::move(item));
           continue;
         }
       }

@@ -11,9 +11,11 @@
 // entry without "legacy" covers every legacy unit paired with its twin. Evidence kinds: parity,
 // test, coverage, manual. A parity ref is a report of `ir-migrate parity --report` (path relative
 // to the manifest's folder); the loader reads it, and the evidence counts only when the report
-// says "parity" and agrees with itself. A mismatch, or a report that is missing or unreadable, is
-// a problem of that entry (the rest of the manifest still counts) and the evidence is dropped:
-// a manifest cannot claim a parity that no report shows.
+// says "parity", agrees with itself and names the entry's twin in its "covers" (a list of twin
+// names, as this tool's report gives them). A mismatch, or a report that is missing or
+// unreadable, is a problem of that entry (the rest of the manifest still counts) and the evidence
+// is dropped; a passing report that does not cover the twin is listed as unrelated evidence and
+// not used: a manifest cannot claim a parity that no report shows for that twin.
 #pragma once
 
 #include <string>
@@ -28,7 +30,9 @@ struct EvidenceEntry {
   std::string legacy;  // "" covers every legacy unit paired with `twin`
   std::string twin;
   std::vector<Evidence> evidence;  // the evidence that counts, in manifest order
-  std::string pointer;             // where the entry is in the manifest: "/entries/3"
+  // Parity reports that pass but do not name `twin` in their "covers": listed, never counted.
+  std::vector<Evidence> unrelated;
+  std::string pointer;  // where the entry is in the manifest: "/entries/3"
 };
 
 struct EvidenceManifest {

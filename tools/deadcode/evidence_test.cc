@@ -35,7 +35,7 @@ std::vector<std::string> Refs(const std::vector<Evidence>& evidence) {
 TEST(DeadcodeEvidenceTest, LooksUpByLegacyAndTwinOrByTwinAlone) {
   StatusOr<EvidenceManifest> manifest = LoadEvidence(ReportTestdata("sample.evidence.json"));
   ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
-  ASSERT_EQ(manifest->entries.size(), 4u);
+  ASSERT_EQ(manifest->entries.size(), 6u);
   EXPECT_EQ(manifest->entries[1].pointer, "/entries/1");
   EXPECT_EQ(manifest->entries[1].legacy, "");
 
@@ -72,6 +72,7 @@ TEST(DeadcodeEvidenceTest, ParityCountsOnlyWhenTheReportShowsIt) {
     messages.push_back(p.message);
   }
   const std::string dropped = "; the evidence does not count";
+  const std::string unrelated = "; unrelated evidence, not used";
   EXPECT_EQ(messages,
             (std::vector<std::string>{
                 "evidence /entries/2/evidence/0/ref: the parity report 'parity/mismatch.json' "
@@ -93,7 +94,41 @@ TEST(DeadcodeEvidenceTest, ParityCountsOnlyWhenTheReportShowsIt) {
                 "evidence /entries/3/evidence/4/ref: the parity report 'parity/garbage.json' is "
                 "not JSON" +
                     dropped,
+                "evidence /entries/4/evidence/0/ref: the parity report 'parity/fthenb.json' "
+                "covers pkg.passes.FThenBPass._partial_pir_programs, not "
+                "pkg.passes.OneFOneBPass._partial_pir_programs" +
+                    unrelated,
+                "evidence /entries/4/evidence/1/ref: the parity report "
+                "'parity/covers_nothing.json' names no twin (it has no \"covers\")" +
+                    unrelated,
+                "evidence /entries/4/evidence/2/ref: the parity report "
+                "'parity/covers_garbled.json' has a \"covers\" that is not a list of twin names" +
+                    unrelated,
             }));
+}
+
+// The integrity rule: a passing parity report is evidence only for the twins it says it covers.
+// An FThenB run never verifies the 1F1B twin; the same report verifies the FThenB twin it covers.
+TEST(DeadcodeEvidenceTest, AParityReportCountsOnlyForTheTwinsItCovers) {
+  StatusOr<EvidenceManifest> manifest = LoadEvidence(ReportTestdata("sample.evidence.json"));
+  ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
+  const std::string one_f_one_b = "pkg.passes.OneFOneBPass._partial_pir_programs";
+  const std::string fthenb = "pkg.passes.FThenBPass._partial_pir_programs";
+  // Not covered: only the test counts; the three passing reports are listed as unrelated.
+  EXPECT_EQ(Refs(manifest->Lookup("pkg.passes.OneFOneBPass._partial_programs", one_f_one_b)),
+            std::vector<std::string>{"test test/auto_parallel/pir/test_1f1b.py"});
+  const EvidenceEntry& entry = manifest->entries[4];
+  EXPECT_EQ(Refs(entry.unrelated), (std::vector<std::string>{"parity parity/fthenb.json",
+                                                             "parity parity/covers_nothing.json",
+                                                             "parity parity/covers_garbled.json"}));
+  EXPECT_EQ(entry.unrelated[0].detail, "an FThenB run, not 1F1B");
+  // Covered: the same report counts for the twin it names.
+  EXPECT_EQ(Refs(manifest->Lookup("pkg.passes.FThenBPass._partial_programs", fthenb)),
+            std::vector<std::string>{"parity parity/fthenb.json"});
+  EXPECT_TRUE(manifest->entries[5].unrelated.empty());
+  // gpt.json covers the engine's twin: it counts there.
+  EXPECT_TRUE(manifest->entries[0].unrelated.empty());
+  EXPECT_EQ(manifest->entries[0].evidence[0].ref, "parity/gpt.json");
 }
 
 TEST(DeadcodeEvidenceTest, AParityReportWithoutVerdictOrSummaryDoesNotCount) {
@@ -105,7 +140,7 @@ TEST(DeadcodeEvidenceTest, AParityReportWithoutVerdictOrSummaryDoesNotCount) {
       "version": 1, "verdict": "parity",
       "summary": {"compared": 3, "mismatched": 0, "communication_mismatched": 1}})");
   const std::string good = Write(dir, "good.json", R"({"format": "ir-migrate-parity-report",
-      "version": 1, "verdict": "parity",
+      "version": 1, "verdict": "parity", "covers": ["a.f_pir"],
       "summary": {"compared": 3, "mismatched": 0, "communication_mismatched": 0}})");
   // An absolute ref is read where it is.
   const std::string manifest_path = Write(dir, "m.json",

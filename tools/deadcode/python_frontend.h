@@ -37,9 +37,11 @@ FileModel AnalyzePythonSource(std::string_view source, const std::string& file,
 // Analyzes every *.py file under each of `dirs` (following symbolic links; a link back to a folder
 // being walked and an unreadable file each become a FileModel holding only a FileProblem).
 // Files are named relative to `root`, modules relative to the parent of the dir they were found
-// under ("--python x/paddle" gives modules "paddle.…"). Results are sorted by file whatever
-// `threads`; `progress` (may be empty) is called with the files done so far, in order, from one
-// thread at a time. Fails when a dir does not exist or the grammar cannot be loaded.
+// under ("--python x/paddle" gives modules "paddle.…"), or of the outermost package folder that
+// holds that dir ("x/paddle/distributed" with an x/paddle/__init__.py gives
+// "paddle.distributed.…"). Results are sorted by file whatever `threads`; `progress` (may be empty)
+// is called with the files done so far, in order, from one thread at a time. Fails when a dir does
+// not exist or the grammar cannot be loaded.
 StatusOr<std::vector<FileModel>> AnalyzePythonTrees(
     const std::vector<std::string>& dirs, const std::string& root, const DeadcodeConfig& config,
     int threads, const std::function<void(int done, int total)>& progress);

@@ -513,6 +513,20 @@ TEST_F(PythonTreesTest, AFileUnderTwoDirsIsAnalyzedOnceAsFoundFirst) {
                             "x/paddle/loop "}));
 }
 
+// `--python python/paddle/distributed` on Paddle's tree: python/paddle is a package, so the
+// modules keep their full names and `from paddle.base import executor` still resolves.
+TEST_F(PythonTreesTest, AFolderInsideAPackageKeepsTheFullModuleNames) {
+  StatusOr<std::vector<FileModel>> models = AnalyzePythonTrees(
+      {(root_ / "x/paddle/base").string()}, root_.string(), DefaultConfig(), 1, nullptr);
+  ASSERT_TRUE(models.ok()) << models.status().ToString();
+  Strings modules;
+  for (const FileModel& m : *models) modules.push_back(m.file + " " + m.module);
+  EXPECT_EQ(modules, (Strings{"x/paddle/base/__init__.py paddle.base",
+                              "x/paddle/base/executor.py paddle.base.executor"}));
+  ASSERT_EQ((*models)[1].functions.size(), 1u);
+  EXPECT_EQ((*models)[1].functions[0].key, "paddle.base.executor.run");
+}
+
 TEST_F(PythonTreesTest, MissingFolderIsAnError) {
   StatusOr<std::vector<FileModel>> models =
       AnalyzePythonTrees({(root_ / "nope").string()}, root_.string(), DefaultConfig(), 1, nullptr);

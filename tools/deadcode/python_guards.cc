@@ -250,6 +250,41 @@ bool GuardFinder::OnlyRaises(std::span<const Node* const> statements) const {
   return raises;
 }
 
+std::optional<GuardMatch> GuardFinder::MatchLegacyConjunct(const Node* condition,
+                                                           LazyGuardVariables* variables) const {
+  const Fields& f = syntax_.fields();
+  std::vector<const Node*> work = {StripParentheses(condition)};
+  while (!work.empty()) {
+    const Node* node = work.back();
+    work.pop_back();
+    if (KindOf(node) != Kind::kBooleanOperator) {
+      std::optional<GuardMatch> match = Match(node, variables);
+      if (match && match->negated) return match;
+      continue;
+    }
+    const Node* left = FieldChild(node, f.left);
+    const Node* right = FieldChild(node, f.right);
+    if (left == nullptr || right == nullptr) continue;
+    // The operator is an anonymous token: read it between the operands.
+    const uint32_t from = ts_node_end_byte(left->ts);
+    const uint32_t to = ts_node_start_byte(right->ts);
+    if (to < from || to > source_.size()) continue;
+    std::string_view op = source_.substr(from, to - from);
+    while (!op.empty() && (op.front() == ' ' || op.front() == '\t' || op.front() == '\n' ||
+                           op.front() == '\\' || op.front() == '\r')) {
+      op.remove_prefix(1);
+    }
+    while (!op.empty() && (op.back() == ' ' || op.back() == '\t' || op.back() == '\n' ||
+                           op.back() == '\\' || op.back() == '\r')) {
+      op.remove_suffix(1);
+    }
+    if (op != "and") continue;  // in an `or`, neither side alone decides the body
+    work.push_back(StripParentheses(right));
+    work.push_back(StripParentheses(left));
+  }
+  return std::nullopt;
+}
+
 GuardedBranch GuardFinder::Make(const Node* condition, const GuardMatch& match,
                                 const std::string& enclosing, const char* legacy_kind,
                                 const char* shape, std::span<const Node* const> legacy) const {
@@ -314,6 +349,15 @@ void GuardFinder::IfStatement(const Node* node, std::span<const Node* const> tai
         branch.twin = span(else_body);
       }
       out->push_back(std::move(branch));
+    }
+  }
+
+  if (KindOf(StripParentheses(condition)) == Kind::kBooleanOperator && !body.empty()) {
+    // `if X and not G:` runs its body on the legacy path only; what else runs is mixed, so there
+    // is no twin block. Its shape is the negated one's (the report's shapes are a closed set);
+    // the guard text shows the whole condition.
+    if (std::optional<GuardMatch> match = MatchLegacyConjunct(condition, variables)) {
+      out->push_back(Make(condition, *match, enclosing, "if-body", "negated", body));
     }
   }
 

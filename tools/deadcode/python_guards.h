@@ -58,6 +58,12 @@ class GuardFinder {
   // The guard `condition` is, or nothing. `variables` may be null.
   std::optional<GuardMatch> Match(const Node* condition, LazyGuardVariables* variables) const;
 
+  // The negated guard among the operands of an `and` chain (`isinstance(o, X) and not
+  // use_pir_api()`): the body of such an `if` runs on the legacy path only. Nothing when no
+  // operand is a negated guard.
+  std::optional<GuardMatch> MatchLegacyConjunct(const Node* condition,
+                                                LazyGuardVariables* variables) const;
+
   // The guarded branches of an if statement. `tail` holds the statements after it in its block
   // (for the early-return shapes).
   void IfStatement(const Node* node, std::span<const Node* const> tail,

@@ -383,6 +383,33 @@ else:
   EXPECT_EQ(Branches(model), Strings{});
 }
 
+// `if X and not G:` (auto_parallel/api.py's `isinstance(optimizer, _ShardOptimizer) and not
+// use_pir_api()`) runs its body on the legacy path only; with `or`, or a guard that is not negated,
+// the body is not purely legacy.
+TEST(PythonGuardsTest, ConjunctionWithANegatedGuardMakesTheBodyLegacy) {
+  FileModel model = Analyze(R"py(
+if isinstance(o, X) and not use_pir_api():
+    b()
+else:
+    a()
+if (ready and (x > 1 and not self._in_pir_mode)):
+    b()
+if x or not use_pir_api():
+    a()
+if x and use_pir_api():
+    a()
+else:
+    b()
+if x and y:
+    a()
+)py");
+  EXPECT_EQ(Branches(model),
+            (Strings{"negated/if-body use_pir_api `isinstance(o, X) and not use_pir_api()` @1 not "
+                     "legacy 2:5-2:8 twin none in ",
+                     "negated/if-body _in_pir_mode `(ready and (x > 1 and not "
+                     "self._in_pir_mode))` @5 not legacy 6:5-6:8 twin none in "}));
+}
+
 TEST(PythonGuardsTest, NamePatternsMatchBareAndDottedNames) {
   DeadcodeConfig config = DefaultConfig();
   config.python_guards = {{"pir", "name", "USE_PIR"}};

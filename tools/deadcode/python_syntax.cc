@@ -25,6 +25,7 @@ constexpr std::pair<const char*, Kind> kKindNames[] = {
     {"keyword_argument", Kind::kKeywordArgument},
     {"parenthesized_expression", Kind::kParenthesized},
     {"not_operator", Kind::kNotOperator},
+    {"boolean_operator", Kind::kBooleanOperator},
     {"string", Kind::kString},
     {"list", Kind::kList},
     {"function_definition", Kind::kFunctionDefinition},

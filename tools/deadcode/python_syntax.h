@@ -35,6 +35,7 @@ enum class Kind : uint8_t {
   kKeywordArgument,
   kParenthesized,
   kNotOperator,
+  kBooleanOperator,
   kString,
   kList,
   kFunctionDefinition,

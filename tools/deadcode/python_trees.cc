@@ -140,8 +140,16 @@ StatusOr<std::vector<FileModel>> AnalyzePythonTrees(
                     "Python source folder not found (or not a folder)");
     }
     fs::path dir_path = Normal(dir);
+    // A folder inside a package (python/paddle/distributed: python/paddle has an __init__.py)
+    // keeps its full module names (paddle.distributed.…), so that absolute imports of the
+    // package resolve: module names start above the outermost package holding the folder.
+    fs::path module_base = dir_path.parent_path();
+    while (!module_base.empty() && module_base != module_base.root_path() &&
+           fs::is_regular_file(module_base / "__init__.py", error)) {
+      module_base = module_base.parent_path();
+    }
     std::vector<DirId> ancestors;
-    Walker(root_path, dir_path.parent_path(), &files, &results).Walk(dir_path, &ancestors);
+    Walker(root_path, module_base, &files, &results).Walk(dir_path, &ancestors);
   }
 
   // A file under two of the dirs (one inside the other) is analyzed once, as found first.
