@@ -121,7 +121,15 @@ TEST(PassRegistryTest, GlobalRegistryHoldsTheBuiltInPasses) {
             "  max-iterations=<int> (default: 10, at least 1): fold-and-erase rounds at most\n"
             "  test-convergence=<bool> (default: false): fail when the last round still changed "
             "the IR\n"
-            "dce: erases ops whose results are unused and that have no side effects\n");
+            "dce: erases ops whose results are unused and that have no side effects\n"
+            "dist-to-dense: makes one rank's dense program: local types, no dist ops, no "
+            "op_dist_attr\n"
+            "  rank=<int> (default: 0, at least 0): the rank whose program to make\n"
+            "lower-reshard: lowers every dist_op.reshard to one rank's collectives, as Paddle's "
+            "reshard functions do\n"
+            "  rank=<int> (default: 0, at least 0): the rank whose program to make\n"
+            "  world-size=<int> (default: 0, at least 0): ranks in the world (ring 0); 0: the "
+            "largest process id of the program's meshes plus one\n");
   ASSERT_NE(global.Lookup("dce"), nullptr);
   EXPECT_EQ(global.Lookup("dce")->Create()->name(), "dce");
   ASSERT_NE(global.Lookup("canonicalize"), nullptr);

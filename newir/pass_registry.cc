@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "newir/auto_parallel/passes.h"
 #include "newir/transforms/passes.h"
 
 namespace irm::newir {
@@ -63,6 +64,7 @@ PassOptions PassInfo::DefaultOptions() const {
 
 Status RegisterBuiltinPasses(PassRegistry& registry) {
   IRM_RETURN_IF_ERROR(RegisterCanonicalizePass(registry));
+  IRM_RETURN_IF_ERROR(RegisterAutoParallelPasses(registry));
   return RegisterDcePass(registry);
 }
 

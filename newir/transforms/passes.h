@@ -1,5 +1,6 @@
-// The built-in passes of the new IR and how they are registered: `dce` (dce_pass.cc) and
-// `canonicalize` (canonicalize_pass.cc). Also the dead-code rules `dce` applies, which
+// The built-in passes of the new IR and how they are registered: `dce` (dce_pass.cc),
+// `canonicalize` (canonicalize_pass.cc), and auto-parallel's `lower-reshard` and `dist-to-dense`
+// (newir/auto_parallel/passes.h). Also the dead-code rules `dce` applies, which
 // `canonicalize` reuses to erase what its folds left dead. A new built-in pass adds its Register
 // function here and to RegisterBuiltinPasses.
 #pragma once

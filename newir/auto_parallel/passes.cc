@@ -1,0 +1,74 @@
+// Pass wrappers of reshard lowering and dist-to-dense (passes.h).
+#include "newir/auto_parallel/passes.h"
+
+#include "newir/auto_parallel/dist_to_dense.h"
+#include "newir/auto_parallel/reshard_lowering.h"
+
+namespace irm::newir {
+namespace {
+
+class LowerReshardPass : public Pass {
+ public:
+  LowerReshardPass(int64_t rank, int64_t world_size) : rank_(rank), world_size_(world_size) {}
+  std::string_view name() const override { return "lower-reshard"; }
+  StatusOr<IrChange> Run(Program& program) override {
+    ProcessGroupTable groups(world_size_ > 0 ? world_size_ : WorldSizeOf(program));
+    IRM_RETURN_IF_ERROR(PlanProcessGroups(program, groups));
+    IRM_ASSIGN_OR_RETURN(size_t lowered, LowerReshards(program, rank_, groups));
+    return lowered > 0 ? IrChange::kChanged : IrChange::kUnchanged;
+  }
+
+ private:
+  int64_t rank_;
+  int64_t world_size_;
+};
+
+class DistToDensePass : public Pass {
+ public:
+  explicit DistToDensePass(int64_t rank) : rank_(rank) {}
+  std::string_view name() const override { return "dist-to-dense"; }
+  StatusOr<IrChange> Run(Program& program) override {
+    IRM_RETURN_IF_ERROR(DistToDense(program, rank_));
+    return IrChange::kChanged;
+  }
+
+ private:
+  int64_t rank_;
+};
+
+PassOptionSpec RankOption() {
+  return {.name = "rank",
+          .default_value = int64_t{0},
+          .help = "the rank whose program to make",
+          .min = 0,
+          .max = std::numeric_limits<int64_t>::max()};
+}
+
+}  // namespace
+
+Status RegisterAutoParallelPasses(PassRegistry& registry) {
+  IRM_RETURN_IF_ERROR(registry.Register(
+      {.name = "lower-reshard",
+       .summary = "lowers every dist_op.reshard to one rank's collectives, as Paddle's reshard "
+                  "functions do",
+       .options = {RankOption(),
+                   {.name = "world-size",
+                    .default_value = int64_t{0},
+                    .help = "ranks in the world (ring 0); 0: the largest process id of the "
+                            "program's meshes plus one",
+                    .min = 0,
+                    .max = std::numeric_limits<int64_t>::max()}},
+       .factory = [](const PassOptions& options) {
+         return std::make_unique<LowerReshardPass>(options.GetInt("rank"),
+                                                   options.GetInt("world-size"));
+       }}));
+  return registry.Register(
+      {.name = "dist-to-dense",
+       .summary = "makes one rank's dense program: local types, no dist ops, no op_dist_attr",
+       .options = {RankOption()},
+       .factory = [](const PassOptions& options) {
+         return std::make_unique<DistToDensePass>(options.GetInt("rank"));
+       }});
+}
+
+}  // namespace irm::newir

@@ -1,0 +1,14 @@
+// The auto-parallel passes of the new IR as the pass manager runs them, one rank at a time:
+//   lower-reshard{rank=R world-size=N}  every dist_op.reshard becomes rank R's collectives
+//                                       (reshard_lowering.h), rings planned for all ranks alike;
+//   dist-to-dense{rank=R}               rank R's dense program (dist_to_dense.h).
+#pragma once
+
+#include "common/status.h"
+#include "newir/pass_registry.h"
+
+namespace irm::newir {
+
+Status RegisterAutoParallelPasses(PassRegistry& registry);
+
+}  // namespace irm::newir
