@@ -93,6 +93,10 @@ StatusOr<SideRun> RunSide(const std::string& dir, int world_size,
   config.rank_config.options.gemm = options.gemm;
   config.world.trace = true;
   config.world.timeout = options.timeout;
+  if (options.p2p) {
+    config.world.p2p = *options.p2p;
+    config.p2p_from_bundle = false;
+  }
   config.observer = [&](int rank) -> const rt::OpObserver* {
     const size_t r = static_cast<size_t>(rank);
     return chrome != nullptr ? observers[r].get() : recorders[r]->observer();
@@ -160,8 +164,9 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
                                        const BundleParityOptions& options) {
   if (options.tier == Tier::kNoiseFloor) {
     return Status(StatusCode::kUnimplemented, Location{},
-                  "the noise-floor tier needs a float64 shadow run, which the driver does not "
-                  "make; use the reordered tier");
+                  "the noise-floor tier arbitrates a distributed run against its serial "
+                  "program (parity --serial); a translation is checked in the exact or "
+                  "reordered tier");
   }
   IRM_ASSIGN_OR_RETURN(const oldir::Bundle legacy, oldir::ReadBundle(legacy_dir));
   if (legacy.ir != oldir::BundleIr::kLegacy) {

@@ -16,6 +16,7 @@
 
 #include "common/status.h"
 #include "diff_tests/parity_run.h"
+#include "schedules/p2p_model.h"
 
 namespace irm::diff {
 
@@ -35,6 +36,8 @@ struct BundleParityOptions {
   bool isolate = true;
   // The thread world's backstop for a rank stuck outside the world (hangs are found at once).
   std::chrono::milliseconds timeout{60000};
+  // When a send returns; unset: the model bundle.json states, else rendezvous.
+  std::optional<schedules::P2pModel> p2p;
   // Draw both runs into a Chrome trace (ParityResult::chrome_trace): a process per rank and side,
   // job and op spans, communication as flows.
   bool chrome_trace = false;

@@ -57,4 +57,12 @@ int ParityReport::NotCompared() const {
   return n;
 }
 
+int ParityReport::Arbitrated() const {
+  int n = 0;
+  for (const ComparedTensor& t : tensors) {
+    n += t.arbitration && t.arbitration->agreement != Agreement::kMismatch ? 1 : 0;
+  }
+  return n;
+}
+
 }  // namespace irm::diff

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "diff_tests/serial_arbitration.h"
 #include "diff_tests/tensor_compare.h"
 
 namespace irm::diff {
@@ -21,9 +22,12 @@ inline constexpr TensorGroup kEveryGroup[] = {TensorGroup::kFetch, TensorGroup::
 // "fetches", "parameters", "intermediates".
 const char* TensorGroupName(TensorGroup group);
 
+// The rank of a tensor a distributed-vs-serial check reassembled over the ranks.
+inline constexpr int kAllRanks = -1;
+
 struct ComparedTensor {
   TensorGroup group = TensorGroup::kIntermediate;
-  int rank = 0;
+  int rank = 0;  // kAllRanks: reassembled over the ranks (distributed against serial)
   int step = 0;
   int micro_batch = 0;
   std::string name;
@@ -31,8 +35,12 @@ struct ComparedTensor {
   std::string old_op;    // intermediates: "relu (block 0, op 3)"
   std::string new_op;    // intermediates: "pd_op.relu (op 5)"
   bool compared = true;  // false: the tier needed tensors that were not kept
-  bool by_hash = false;  // decided by the hash alone: no metrics
+  bool by_hash = false;  // decided by the hash alone (or bit for bit): no metrics
   Comparison comparison;
+  // Distributed against serial in the noise-floor tier: how the float64 shadow judged a tensor
+  // that missed the reordered tier (noise floor, no signal: it passes; mismatch); unset when the
+  // reordered tier sufficed or the tier arbitrates nothing.
+  std::optional<Arbitration> arbitration;
 };
 
 struct OpDescription {
@@ -89,7 +97,18 @@ struct CommDiff {
   std::string new_record;
 };
 
+// Distributed against serial: the earliest step after which a parameter or optimizer state
+// differs (found by re-running fewer steps), and the vars that differ then, in the order the
+// serial program first writes them.
+struct DifferingState {
+  int step = 0;
+  std::vector<std::string> names;
+};
+
 struct ParityReport {
+  // A distributed bundle (legacy_program) against its serial program (new_program), rather than
+  // a legacy program against its new-IR twin.
+  bool against_serial = false;
   std::string legacy_program;
   std::string new_program;  // a file, or "(translated)"
   Tier tier = Tier::kExact;
@@ -104,6 +123,7 @@ struct ParityReport {
   std::optional<IsolationReport> isolation;
   // Per rank, in rank order; empty for a single program (no communication to compare).
   std::vector<CommDiff> communication;
+  std::optional<DifferingState> first_differing_state;  // distributed against serial
 
   // Every compared tensor passes (a tensor the tier could not compare is no failure; it is
   // counted) and every rank communicates alike.
@@ -112,6 +132,8 @@ struct ParityReport {
   int Compared(std::optional<TensorGroup> group = std::nullopt) const;
   int Mismatched(std::optional<TensorGroup> group = std::nullopt) const;
   int NotCompared() const;
+  // Tensors that passed only by the float64 shadow's arbitration.
+  int Arbitrated() const;
 };
 
 std::string RenderMarkdown(const ParityReport& report);

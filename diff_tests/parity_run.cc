@@ -147,8 +147,9 @@ StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOpt
   if (options.tier == Tier::kNoiseFloor) {
     // Comparing without the shadow would quietly be the reordered tier.
     return Status(StatusCode::kUnimplemented, Location{},
-                  "the noise-floor tier needs a float64 shadow run, which the driver does not "
-                  "make; use the reordered tier");
+                  "the noise-floor tier arbitrates a distributed run against its serial "
+                  "program (parity --serial); a translation is checked in the exact or "
+                  "reordered tier");
   }
   const std::string legacy_file = programs.legacy_file.empty() ? "legacy" : programs.legacy_file;
   std::optional<translator::Translation> translated_main;

@@ -58,9 +58,10 @@ struct ParityResult {
   std::string chrome_trace;
 };
 
-// Errors: kUnimplemented for the noise-floor tier (it needs a float64 shadow run); those of
-// translation (kUnimplemented, kInvalid at the legacy op), of the new-IR verifier (kInvalid), and
-// of either run (the executor's codes, with a note naming the side).
+// Errors: kUnimplemented for the noise-floor tier (it arbitrates a distributed run against its
+// serial program: serial_parity.h); those of translation (kUnimplemented, kInvalid at the legacy
+// op), of the new-IR verifier (kInvalid), and of either run (the executor's codes, with a note
+// naming the side).
 StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOptions& options);
 
 }  // namespace irm::diff

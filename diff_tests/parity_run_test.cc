@@ -141,13 +141,15 @@ TEST(ParityRunErrorsTest, NoLegacyProgram) {
   EXPECT_EQ(result.status().message(), "no legacy program to run");
 }
 
+// The noise-floor tier judges a distributed run against its serial program (serial_parity.h);
+// between a program and its translation it would quietly be the reordered tier.
 TEST_F(ParityRunTest, TheNoiseFloorTierIsRefusedRatherThanQuietlyReordered) {
   StatusOr<ParityResult> result = Run(true, Tier::kNoiseFloor);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(result.status().message(),
-            "the noise-floor tier needs a float64 shadow run, which the driver does not make; use "
-            "the reordered tier");
+            "the noise-floor tier arbitrates a distributed run against its serial program (parity "
+            "--serial); a translation is checked in the exact or reordered tier");
 }
 
 TEST(IsolateTest, RefusalsSayWhy) {

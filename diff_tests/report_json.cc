@@ -49,6 +49,9 @@ json TensorJson(const ComparedTensor& t) {
             {"compared", t.compared},
             {"by_hash", t.by_hash}};
   j.update(ComparisonJson(t.comparison, t.compared && !t.by_hash));
+  j["arbitration"] = t.arbitration ? json{{"agreement", AgreementName(t.arbitration->agreement)},
+                                          {"reason", t.arbitration->reason}}
+                                   : json(nullptr);
   return j;
 }
 
@@ -93,7 +96,8 @@ std::string RenderJson(const ParityReport& report) {
                   {"unnamed_new_values", report.unnamed_new.size()},
                   {"old_only", report.old_only.size()},
                   {"new_only", report.new_only.size()},
-                  {"communication_mismatched", report.CommMismatched()}};
+                  {"communication_mismatched", report.CommMismatched()},
+                  {"arbitrated", report.Arbitrated()}};
   for (TensorGroup g : kEveryGroup) {
     summary[TensorGroupName(g)] = {{"compared", report.Compared(g)},
                                    {"mismatched", report.Mismatched(g)}};
@@ -103,6 +107,7 @@ std::string RenderJson(const ParityReport& report) {
   json j = {{"format", "ir-migrate-parity-report"},
             {"version", 1},
             {"verdict", report.parity() ? "parity" : "mismatch"},
+            {"against_serial", report.against_serial},
             {"legacy_program", report.legacy_program},
             {"new_program", report.new_program},
             {"tier", TierName(report.tier)},
@@ -132,6 +137,12 @@ std::string RenderJson(const ParityReport& report) {
     j["first_divergence"] = div;
   } else {
     j["first_divergence"] = nullptr;
+  }
+  if (report.first_differing_state) {
+    j["first_differing_state"] = {{"step", report.first_differing_state->step},
+                                  {"names", report.first_differing_state->names}};
+  } else {
+    j["first_differing_state"] = nullptr;
   }
   if (report.isolation) {
     const IsolationReport& iso = *report.isolation;

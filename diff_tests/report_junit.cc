@@ -1,7 +1,8 @@
 // The parity report as JUnit XML for CI runners: one test suite, one test case per rank and
 // checked group (fetches, parameters, intermediates); a group with a mismatch fails with the
 // first differing tensors in its message. A bundle's report adds a "communication" case per rank
-// that fails with the first differing call.
+// that fails with the first differing call. A distributed-vs-serial report's tensors reassembled
+// over the ranks are the "reassembled" class; a replica's own finding stays with its rank.
 #include <map>
 #include <set>
 
@@ -11,6 +12,11 @@
 
 namespace irm::diff {
 namespace {
+
+// "rank0"; "reassembled" for what a distributed-vs-serial check assembled over the ranks.
+std::string RankClass(int rank) {
+  return rank == kAllRanks ? std::string("reassembled") : fmt::format("rank{}", rank);
+}
 
 std::string XmlEscape(std::string_view text) {
   std::string out;
@@ -48,7 +54,7 @@ std::string RenderJunit(const ParityReport& report, const std::string& suite_nam
     ranks.insert(c.rank);
     comm[c.rank] = &c;
   }
-  if (ranks.empty()) ranks.insert(0);
+  if (ranks.empty()) ranks.insert(report.against_serial ? kAllRanks : 0);
   struct Case {
     int compared = 0;
     std::vector<const ComparedTensor*> failures;
@@ -64,10 +70,12 @@ std::string RenderJunit(const ParityReport& report, const std::string& suite_nam
   int tests = 0, failures = 0;
   for (int rank : ranks) {
     for (TensorGroup g : kEveryGroup) {
+      // Distributed against serial compares no intermediates: the programs differ.
+      if (report.against_serial && g == TensorGroup::kIntermediate) continue;
       const Case& c = cases[{rank, static_cast<int>(g)}];
       ++tests;
-      body += fmt::format("    <testcase classname=\"{}.rank{}\" name=\"{}\">\n",
-                          XmlEscape(suite_name), rank, TensorGroupName(g));
+      body += fmt::format("    <testcase classname=\"{}.{}\" name=\"{}\">\n", XmlEscape(suite_name),
+                          RankClass(rank), TensorGroupName(g));
       if (!c.failures.empty()) {
         ++failures;
         std::string details;

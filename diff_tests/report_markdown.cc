@@ -1,6 +1,8 @@
 // The parity report as Markdown for people: the verdict, counts per group, the first divergence
 // with both ops in their IRs' text forms, isolated re-execution, each rank's communication (a
-// bundle's), the compared tensors worst first, and what could not be aligned.
+// bundle's), the compared tensors worst first, and what could not be aligned; for a distributed
+// bundle against its serial program, the first differing state and what the float64 shadow
+// arbitrated.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -23,6 +25,10 @@ std::string MetricsLine(const TensorMetrics& m) {
       "ULP median {} max {}, cosine {:.9g}",
       Num(m.max_abs_diff), m.max_abs_index, Num(m.max_rel_diff), m.max_rel_index, Num(m.normwise),
       m.mismatch_count, m.numel, Num(m.mismatch_percent), Num(m.ulp_median), m.ulp_max, m.cosine);
+}
+
+std::string RankText(int rank) {
+  return rank == kAllRanks ? std::string("all") : fmt::format("{}", rank);
 }
 
 std::string Where(int rank, int step, int micro_batch) {
@@ -57,6 +63,33 @@ void ListUnaligned(std::string& md, const char* what, const std::vector<Unaligne
   md += fmt::format(" — {}{}\n", fmt::join(names, ", "), entries.size() > kMaxListed ? ", …" : "");
 }
 
+// Distributed against serial: the tensors the float64 shadow let pass, and why.
+void Arbitrated(std::string& md, const ParityReport& report) {
+  if (report.Arbitrated() == 0) return;
+  md +=
+      "\n## Arbitrated by the float64 shadow\n\n"
+      "| group | step | name | verdict | the reordered tier said |\n|---|---|---|---|---|\n";
+  for (const ComparedTensor& t : report.tensors) {
+    if (!t.arbitration || t.arbitration->agreement == Agreement::kMismatch) continue;
+    md += fmt::format("| {} | {} | `{}` | {} | {} |\n", TensorGroupName(t.group), t.step, t.name,
+                      AgreementName(t.arbitration->agreement), t.arbitration->reason);
+  }
+}
+
+void FirstDifferingState(std::string& md, const ParityReport& report) {
+  if (!report.first_differing_state) return;
+  const DifferingState& d = *report.first_differing_state;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < d.names.size() && i < kMaxListed; ++i) {
+    names.push_back(fmt::format("`{}`", d.names[i]));
+  }
+  md += fmt::format(
+      "\n## First differing state\n\nAfter step {}, {} var{} differ{} from the serial run: "
+      "{}{}.\n",
+      d.step, d.names.size(), d.names.size() == 1 ? "" : "s", d.names.size() == 1 ? "s" : "",
+      fmt::join(names, ", "), d.names.size() > kMaxListed ? ", …" : "");
+}
+
 void Communication(std::string& md, const std::vector<CommDiff>& diffs) {
   if (diffs.empty()) return;
   md +=
@@ -76,12 +109,19 @@ void Communication(std::string& md, const std::vector<CommDiff>& diffs) {
 
 std::string RenderMarkdown(const ParityReport& report) {
   std::string md = fmt::format("# Parity: {}\n\n", report.parity() ? "PASS" : "MISMATCH");
-  md += fmt::format("- legacy program: `{}`\n- new-IR program: `{}`\n", report.legacy_program,
-                    report.new_program);
+  if (report.against_serial) {
+    md += fmt::format("- distributed bundle: `{}`\n- serial bundle: `{}`\n", report.legacy_program,
+                      report.new_program);
+  } else {
+    md += fmt::format("- legacy program: `{}`\n- new-IR program: `{}`\n", report.legacy_program,
+                      report.new_program);
+  }
   md += fmt::format("- tier: {}; steps: {}; seed: {}; gemm: {}\n\n", TierName(report.tier),
                     report.steps, report.seed, report.gemm);
   md += "| group | compared | mismatched |\n|---|---|---|\n";
   for (TensorGroup g : kEveryGroup) {
+    // Distributed against serial compares no intermediates: the programs differ.
+    if (report.against_serial && g == TensorGroup::kIntermediate) continue;
     md += fmt::format("| {} | {} | {} |\n", TensorGroupName(g), report.Compared(g),
                       report.Mismatched(g));
   }
@@ -91,6 +131,7 @@ std::string RenderMarkdown(const ParityReport& report) {
   }
 
   Communication(md, report.communication);
+  FirstDifferingState(md, report);
 
   if (report.first_divergence) {
     const DivergenceReport& d = *report.first_divergence;
@@ -125,8 +166,12 @@ std::string RenderMarkdown(const ParityReport& report) {
   }
 
   if (report.Mismatched() == 0) {
-    md += fmt::format("\nAll {} compared tensors are equal under the {} tier.\n", report.Compared(),
-                      TierName(report.tier));
+    md += fmt::format(
+        "\nAll {} compared tensors are equal under the {} tier{}.\n", report.Compared(),
+        TierName(report.tier),
+        report.Arbitrated() > 0
+            ? fmt::format(" ({} by the float64 shadow's arbitration)", report.Arbitrated())
+            : "");
   } else {
     md +=
         "\n## Compared tensors (worst first)\n\n"
@@ -139,7 +184,7 @@ std::string RenderMarkdown(const ParityReport& report) {
       const TensorMetrics& m = t.comparison.metrics;
       md += fmt::format("| {} | {} | {} | {} | `{}`{} | {} | {} | {} | {} | {} | {} | {} |\n",
                         !t.compared ? "—" : (t.comparison.pass ? "ok" : "DIFF"),
-                        TensorGroupName(t.group), t.rank, t.step, t.name,
+                        TensorGroupName(t.group), RankText(t.rank), t.step, t.name,
                         t.occurrence > 0 ? fmt::format(" #{}", t.occurrence + 1) : "", t.old_op,
                         t.new_op, metrics ? Num(m.max_abs_diff) : "",
                         metrics ? Num(m.normwise) : "", metrics ? Num(m.mismatch_percent) : "",
@@ -150,6 +195,8 @@ std::string RenderMarkdown(const ParityReport& report) {
                         order.size() - kMaxTableRows);
     }
   }
+
+  Arbitrated(md, report);
 
   if (!report.old_only.empty() || !report.new_only.empty() || !report.unnamed_new.empty()) {
     md += "\n## Not aligned\n\n";

@@ -1,17 +1,14 @@
 // The shared checks of the legacy passes' tests (serial_reference_test_support.h).
 #include "diff_tests/serial_reference_test_support.h"
 
-#include <cmath>
 #include <cstring>
 #include <utility>
 #include <vector>
 
-#include "diff_tests/tensor_compare.h"
 #include "oldir/float64_shadow.h"
 #include "oldir/models/gpt.h"
 #include "oldir/models/mlp.h"
 #include "oldir/models/training.h"
-#include "reference_runtime/dtype_visit.h"
 
 namespace irm::diff {
 
@@ -21,16 +18,6 @@ rt::ExecutorOptions Seeded(uint64_t seed) {
   rt::ExecutorOptions options;
   options.seed = seed;
   return options;
-}
-
-// ||a - b|| over the elements in double; b null: ||a||.
-double Distance(const rt::Tensor& a, const rt::Tensor* b) {
-  double sum = 0.0;
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double d = rt::ElementAsDouble(a, i) - (b != nullptr ? rt::ElementAsDouble(*b, i) : 0.0);
-    sum += d * d;
-  }
-  return std::sqrt(sum);
 }
 
 }  // namespace
@@ -112,30 +99,6 @@ StatusOr<std::vector<rt::Fetch>> SerialReference::Step(const rt::FeedMap& feeds)
   IRM_ASSIGN_OR_RETURN(std::vector<rt::Fetch> fetched, step_.Run(serial_, feeds));
   IRM_RETURN_IF_ERROR(shadow_step_.Run(shadow_, wide).status());
   return fetched;
-}
-
-Arbitration AgainstSerial(const rt::Tensor& got, const rt::Tensor& serial,
-                          const rt::Tensor* shadow) {
-  const Comparison reordered = CompareTensors(got, serial, Tier::kReordered);
-  if (reordered.pass) return {Agreement::kReordered, ""};
-  if (shadow == nullptr) return {Agreement::kMismatch, reordered.reason};
-  const Comparison floor = CompareTensors(got, serial, Tier::kNoiseFloor, shadow);
-  if (floor.pass) return {Agreement::kNoiseFloor, reordered.reason};
-  const std::string reason = reordered.reason + "; noise floor: " + floor.reason;
-  if (got.numel() != serial.numel() || serial.numel() != shadow->numel()) {
-    return {Agreement::kMismatch, reason};
-  }
-  const double serial_error = Distance(serial, shadow);
-  const bool all_noise = serial_error > 0 && serial_error >= 0.5 * Distance(serial, nullptr);
-  // Two runs of pure rounding noise agree only in order of magnitude: their distances to the
-  // shadow are independent noises (squared again in a second moment). A real error — a missed or
-  // doubled gradient term — sits orders of magnitude above noise of this size.
-  const double factor = NoiseFloorFactor(serial.dtype());
-  const double bound = factor * factor * factor * factor;
-  if (all_noise && Distance(got, shadow) <= bound * serial_error) {
-    return {Agreement::kNoSignal, reason};
-  }
-  return {Agreement::kMismatch, reason + (all_noise ? " (the serial run is all noise)" : "")};
 }
 
 }  // namespace irm::diff

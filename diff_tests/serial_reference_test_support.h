@@ -1,9 +1,8 @@
 // What the tests of the legacy passes share when they check a pass's output against the serial
 // program (architecture.md, invariant 6): the small zoo training programs they run, a few tensor
-// helpers, and one rule for a tensor that misses the reordered tier — arbitrated by a float64
-// shadow of the serial run (docs/parity.md, the noise-floor tier), or, where the serial run itself
-// has no correct digit (a zero gradient's rounding noise, amplified by AdamW's moments), by
-// comparing the two runs' distances to the shadow.
+// helpers, and the serial twin with its float64 shadow that a tensor missing the reordered tier is
+// arbitrated by — with the parity driver's own rule (serial_arbitration.h, AgainstSerial), so the
+// passes' tests and `ir-migrate parity --serial` judge alike.
 #pragma once
 
 #include <memory>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "diff_tests/serial_arbitration.h"
 #include "oldir/models/model.h"
 #include "oldir/optimizer.h"
 #include "oldir/program.h"
@@ -65,23 +65,5 @@ class SerialReference {
   rt::Scope shadow_;
   std::vector<std::string> state_;
 };
-
-enum class Agreement {
-  kReordered,   // within the reordered tier
-  kNoiseFloor,  // within the noise-floor factor of the serial run's error against the shadow
-  kNoSignal,    // the serial run is all rounding noise, and `got` is noise of the same order: no
-                // farther from the shadow than the factor to the fourth times the serial run's
-                // distance (independent noises, squared again in a second moment)
-  kMismatch,
-};
-struct Arbitration {
-  Agreement agreement = Agreement::kMismatch;
-  std::string reason;  // why the tiers failed (kMismatch; also kept for the others)
-};
-// `got` (a pass's output) against `serial`, with `shadow` the float64 run of the serial program
-// (null: no arbitration). "All noise": ||serial - shadow|| >= ||serial|| / 2, no correct leading
-// bit.
-Arbitration AgainstSerial(const rt::Tensor& got, const rt::Tensor& serial,
-                          const rt::Tensor* shadow);
 
 }  // namespace irm::diff

@@ -326,7 +326,7 @@ StatusOr<FeedSpec> ReadFeed(const JsonReader& r, const std::string& p, const jso
 
 const std::vector<std::string_view> kBundleFields = {
     "format", "version", "ir",    "world_size", "process_groups", "strategy",
-    "feeds",  "fetches", "steps", "seed",       "micro_batches"};
+    "feeds",  "fetches", "steps", "seed",       "micro_batches",  "p2p"};
 
 // bundle.json, without the ranks.
 }  // namespace
@@ -395,6 +395,12 @@ StatusOr<Bundle> ParseBundleJson(std::string_view text, const std::string& file)
   }
   if (const json* micro_batches = JsonReader::Optional(doc, "micro_batches")) {
     IRM_ASSIGN_OR_RETURN(bundle.micro_batches, r.Int("/micro_batches", *micro_batches));
+  }
+  if (const json* p2p = JsonReader::Optional(doc, "p2p")) {
+    IRM_ASSIGN_OR_RETURN(std::string name, r.String("/p2p", *p2p));
+    StatusOr<schedules::P2pModel> model = schedules::ParseP2pModel(name);
+    if (!model.ok()) return r.Error("/p2p", model.status().message());
+    bundle.p2p = *model;
   }
   return bundle;
 }
@@ -575,6 +581,7 @@ std::string BundleJsonText(const Bundle& bundle) {
   doc["steps"] = bundle.steps;
   doc["seed"] = bundle.seed;
   doc["micro_batches"] = bundle.micro_batches;
+  if (bundle.p2p) doc["p2p"] = schedules::P2pModelName(*bundle.p2p);
   return doc.dump(2) + "\n";
 }
 

@@ -19,6 +19,7 @@
 #include "common/diagnostic.h"
 #include "common/status.h"
 #include "oldir/program.h"
+#include "schedules/p2p_model.h"
 
 namespace irm::oldir {
 
@@ -86,6 +87,10 @@ struct Bundle {
   int steps = 1;
   int64_t seed = 0;
   int micro_batches = 1;
+  // The point-to-point model the ranks' plans need to run without a hang ("buffered=2": a
+  // pipeline's 1F1B sends its next activation while its peer sends a gradient back, as NCCL
+  // allows while messages fit its buffers); unset: rendezvous. Runs take it unless told otherwise.
+  std::optional<schedules::P2pModel> p2p;
   // The rank folders, by rank. ReadBundle lists those it finds, which may not be
   // 0..world_size-1 (ValidateBundle says so).
   std::vector<BundleRank> ranks;

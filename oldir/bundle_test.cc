@@ -207,6 +207,7 @@ TEST_F(BundleTest, DefaultsOfOptionalFields) {
   EXPECT_EQ(bundle->steps, 1);
   EXPECT_EQ(bundle->seed, 0);
   EXPECT_EQ(bundle->micro_batches, 1);
+  EXPECT_FALSE(bundle->p2p.has_value());
 }
 
 TEST_F(BundleTest, PirBundleListsJsonPrograms) {
@@ -239,6 +240,7 @@ TEST_F(BundleTest, WriteThenReadIsEqual) {
   bundle.steps = 2;
   bundle.seed = 7;
   bundle.micro_batches = 2;
+  bundle.p2p = schedules::P2pModel::Buffered(2);
 
   StatusOr<BundleRank> rank0 = WriteLegacyRankPrograms(dir_, 0, Parse(kStartup),
                                                        {{"forward", Parse(kForward)},
@@ -434,7 +436,12 @@ TEST_F(BundleTest, StructureErrorsHaveJsonPointers) {
       {"{" + head + R"("world_size": 1, "micro_batch": 2})",
        ": /micro_batch: error: unknown field 'micro_batch'\n"
        "  note: the fields here are: format, version, ir, world_size, process_groups, strategy, "
-       "feeds, fetches, steps, seed, micro_batches"},
+       "feeds, fetches, steps, seed, micro_batches, p2p"},
+      {"{" + head + R"("world_size": 1, "p2p": "buffered=0"})",
+       ": /p2p: error: p2p model 'buffered=0' is not 'rendezvous', 'buffered' or "
+       "'buffered=K' (K >= 1 unreceived messages per channel)"},
+      {"{" + head + R"("world_size": 1, "p2p": 2})",
+       ": /p2p: error: expected a string, found an integer"},
       {"{" + head + R"("world_size": 1, "strategy": "1F1B"})",
        ": /strategy: error: expected an object, found a string"},
       {"{" + head + R"("world_size": 1, "process_groups": [{"ring_id": 0}]})",

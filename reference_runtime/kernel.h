@@ -75,7 +75,7 @@ struct KernelContext {
   // is the whole tensor. Element i is drawn at its index in the serial tensor, so that a shard
   // holds exactly the numbers the serial initialiser draws for its elements.
   const OutputShard* shard = nullptr;
-  std::string_view shard_var;
+  std::string_view shard_var = {};
 };
 
 struct KernelCall {

@@ -60,8 +60,10 @@ StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRank
   if (config.make_world) {
     IRM_ASSIGN_OR_RETURN(result.world, config.make_world(bundle.world_size, std::move(groups)));
   } else {
+    ThreadWorldOptions world = config.world;
+    if (config.p2p_from_bundle && bundle.p2p) world.p2p = *bundle.p2p;
     IRM_ASSIGN_OR_RETURN(std::unique_ptr<ThreadWorld> threads,
-                         ThreadWorld::Create(bundle.world_size, std::move(groups), config.world));
+                         ThreadWorld::Create(bundle.world_size, std::move(groups), world));
     result.world = std::make_unique<ThreadRankWorld>(std::move(threads));
   }
   const int world_size = bundle.world_size;

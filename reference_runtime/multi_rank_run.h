@@ -35,6 +35,9 @@ struct MultiRankConfig {
   // The thread backend's options (timeout, trace, point-to-point model), when `make_world` is
   // unset.
   ThreadWorldOptions world;
+  // The thread backend runs under the point-to-point model bundle.json states (Bundle::p2p) when
+  // it states one, instead of world.p2p; unset by a caller that chose a model itself.
+  bool p2p_from_bundle = true;
   // The backend: unset runs every rank as a thread of a ThreadWorld; a factory (e.g.
   // GlooWorld::ThreadsFactory) makes another world, which may host only some of the ranks.
   RankWorldFactory make_world;

@@ -17,11 +17,14 @@
 #include "common/staged_folder.h"
 #include "diff_tests/corpus/corpus.h"
 #include "oldir/bundle.h"
+#include "oldir/dist_sidecar.h"
 #include "oldir/models/training.h"
 #include "oldir/params_io.h"
 #include "oldir/passes/apply_strategy.h"
 #include "oldir/passes/bundle_output.h"
 #include "oldir/passes/data_parallel.h"
+#include "schedules/simulator.h"
+#include "tools/bundle_comm_program.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -75,6 +78,22 @@ std::string StrategyKind(const oldir::passes::Strategy& strategy) {
   return axes.empty() ? "single" : fmt::format("{}", fmt::join(axes, "+"));
 }
 
+// Records in bundle.json the point-to-point model the written plans need, as the schedule
+// simulator finds it from the ranks' send and receive ops (the buffer depth of a 1F1B pipeline),
+// so that runs take it without being told. Plans that would hang under every model are an internal
+// error: a pass wrote them.
+Status RecordP2pModel(const std::string& dir, oldir::Bundle bundle) {
+  IRM_ASSIGN_OR_RETURN(schedules::CommProgram comm, BundleCommProgram(bundle, dir));
+  IRM_ASSIGN_OR_RETURN(std::optional<int> depth, schedules::MinBufferDepth(comm));
+  if (!depth) {
+    return Status(StatusCode::kInternal, Location::File(dir),
+                  "the written plans hang under every point-to-point model");
+  }
+  if (*depth == 0) return Status::Ok();
+  bundle.p2p = schedules::P2pModel::Buffered(*depth);
+  return oldir::WriteBundle(bundle, dir);
+}
+
 // Writes the bundle into `dir` (the staging folder).
 StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
                             oldir::models::ModelPrograms* model) {
@@ -112,6 +131,23 @@ StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
     IRM_ASSIGN_OR_RETURN(oldir::passes::Strategy strategy,
                          oldir::passes::ReadStrategyFile(command.strategy));
     oldir::passes::ApplyStrategyOptions apply;
+    if (!command.annotations.empty()) {
+      if (strategy.mp_degree == 1) {
+        return Status(StatusCode::kInvalidArgument, Location::File(command.annotations),
+                      "--annotations places parameters over the model-parallel mesh, and the "
+                      "strategy's mp_degree is 1");
+      }
+      IRM_ASSIGN_OR_RETURN(oldir::dist_proto::DistAttrSidecar sidecar,
+                           oldir::LoadDistSidecar(command.annotations));
+      StatusOr<oldir::passes::Placements> placements =
+          oldir::passes::PlacementsFromSidecar(sidecar, main);
+      if (!placements.ok()) {
+        Status status = placements.status();
+        status.AddNote(fmt::format("in the annotations {}", command.annotations));
+        return status;
+      }
+      apply.placements = *std::move(placements);
+    }
     if (strategy.pipeline.enable) {
       IRM_ASSIGN_OR_RETURN(apply.micro_batch_size,
                            MicroBatchSize(command.batch_size, strategy.pipeline.accumulate_steps));
@@ -126,8 +162,9 @@ StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir,
     bundle.strategy["kind"] = StrategyKind(strategy);
     bundle.strategy["model"] = model_name;
     bundle.strategy["optimizer"] = oldir::OptimizerKindName(command.optimizer.kind);
-    IRM_RETURN_IF_ERROR(
-        oldir::passes::WriteDistributedBundle(programs, std::move(bundle), dir, options).status());
+    IRM_ASSIGN_OR_RETURN(oldir::Bundle written, oldir::passes::WriteDistributedBundle(
+                                                    programs, std::move(bundle), dir, options));
+    IRM_RETURN_IF_ERROR(RecordP2pModel(dir, written));
     return BuildResult{programs.world_size, programs.ranks[0].startup.num_ops(),
                        programs.ranks[0].main.num_ops(),
                        strategy.gradient_merge.enable ? strategy.gradient_merge.k_steps : 1};

@@ -5,7 +5,9 @@
 // on stdout; JSON and JUnit reports and .npy dumps on request. Exit 0 parity, 1 mismatch, 2 bad
 // input, 3 runtime failure. A bundle directory runs every rank of it and of its pir twin on the
 // thread world (bundle_parity.h) and adds each rank's communication to the comparison; a hang in
-// either run is a runtime failure with what every rank was waiting for.
+// either run is a runtime failure with what every rank was waiting for. A distributed bundle
+// against its serial one-rank bundle (serial_parity.h) runs both, and compares the losses and the
+// parameters and optimizer state reassembled from the ranks, in the reordered or noise-floor tier.
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,9 +20,11 @@
 #include "common/npy.h"
 #include "diff_tests/bundle_parity.h"
 #include "diff_tests/parity_run.h"
+#include "diff_tests/serial_parity.h"
 #include "newir/verifier.h"
 #include "oldir/bundle.h"
 #include "reference_runtime/program_file.h"
+#include "schedules/p2p_model.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 #include "tools/run_inputs.h"
@@ -172,11 +176,16 @@ int RunBundleParity(const ParityCommand& command, std::ostream& out, std::ostrea
   if (const Status dump = CreateDumpDir(command.dump_dir); !dump.ok()) return FailInput(dump, err);
 
   diff::BundleParityOptions options;
+  if (!command.p2p.empty()) {
+    StatusOr<schedules::P2pModel> p2p = schedules::ParseP2pModel(command.p2p);
+    if (!p2p.ok()) return FailInput(p2p.status(), err);
+    options.p2p = *p2p;
+  }
   options.steps = command.steps.value_or(0);
   options.seed = command.seed;
   options.feeds = std::move(feeds).value();
   options.batch_size = command.batch_size;
-  options.tier = command.tier;
+  options.tier = command.tier.value_or(diff::Tier::kExact);
   options.gemm = command.gemm;
   options.keep = command.dump_names;
   options.chrome_trace = !command.trace.empty();
@@ -194,10 +203,103 @@ int RunBundleParity(const ParityCommand& command, std::ostream& out, std::ostrea
 
 }  // namespace
 
+// A distributed legacy bundle (`command.legacy`) against the serial one-rank bundle in `serial`,
+// in `tier`, sends returning under `p2p` (schedules::ParseP2pModel). What the serial check cannot
+// honour is refused rather than ignored: given feeds (the replicas would all read them whole), a
+// new-IR side, the intermediates' dumps and the trace.
+int RunSerialParityCommand(const ParityCommand& command, const std::string& serial, diff::Tier tier,
+                           const std::string& p2p, std::ostream& out, std::ostream& err) {
+  auto refuse = [&err](const std::string& message) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location{}, message), err);
+  };
+  std::error_code ec;
+  if (!std::filesystem::is_directory(command.legacy, ec)) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location::File(command.legacy),
+                            "--serial checks a distributed bundle directory against the serial "
+                            "bundle; this is not a directory"),
+                     err);
+  }
+  if (!std::filesystem::is_directory(serial, ec)) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location::File(serial),
+                            "--serial must be the serial program's one-rank bundle directory"),
+                     err);
+  }
+  if (!command.against.empty()) {
+    return refuse(
+        "--against compares with a new-IR twin; --serial with the serial program: give "
+        "one");
+  }
+  if (!command.startup.empty()) {
+    return refuse("--startup names one program's startup: every rank of a bundle runs its own");
+  }
+  if (!command.feeds.empty()) {
+    return refuse(
+        "--feed with --serial: the feeds are drawn for the global batch and split by "
+        "replica, and a given feed would be read whole by every replica");
+  }
+  if (!command.dump_dir.empty() || !command.dump_names.empty() || !command.trace.empty()) {
+    return refuse(
+        "--dump, --dump-name and --trace show a translation's ops; the serial check "
+        "compares losses and state and keeps no op's tensors");
+  }
+  if (tier == diff::Tier::kExact) {
+    return refuse(
+        "--tier exact with --serial: a distributed run sums in another order than the "
+        "serial one; use reordered (the default) or noise-floor");
+  }
+  if (command.backend != "thread") {
+    return refuse(
+        fmt::format("--backend {}: this build has only the thread backend", command.backend));
+  }
+  if (command.steps && *command.steps < 1) {
+    return refuse(fmt::format("--steps must be at least 1, got {}", *command.steps));
+  }
+  if (command.ranks != 0) {
+    StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.legacy);
+    if (!bundle.ok()) return FailInput(bundle.status(), err);
+    if (command.ranks != bundle->world_size) {
+      return FailInput(Status(StatusCode::kInvalidArgument, Location::File(command.legacy),
+                              fmt::format("--ranks {} is not the bundle's world size {}",
+                                          command.ranks, bundle->world_size)),
+                       err);
+    }
+  }
+  diff::SerialParityOptions options;
+  if (!p2p.empty()) {
+    StatusOr<schedules::P2pModel> p2p_model = schedules::ParseP2pModel(p2p);
+    if (!p2p_model.ok()) return FailInput(p2p_model.status(), err);
+    options.p2p = *p2p_model;
+  }
+  options.steps = command.steps.value_or(0);
+  options.seed = command.seed;
+  options.batch_size = command.batch_size;
+  options.tier = tier;
+  options.gemm = command.gemm;
+  if (ProgressOnTerminal(err)) {
+    options.progress = [&err](const std::string& side, int rank, int step, int steps) {
+      err << fmt::format("{} run: rank {} step {}/{}\n", side, rank, step, steps);
+      err.flush();
+    };
+  }
+  StatusOr<diff::ParityResult> result = diff::RunSerialParity(command.legacy, serial, options);
+  if (!result.ok()) return FailRun(result.status(), err);
+  return Emit(command, *result, out, err);
+}
+
 int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err) {
+  if (!command.serial.empty()) {
+    return RunSerialParityCommand(command, command.serial,
+                                  command.tier.value_or(diff::Tier::kReordered), command.p2p, out,
+                                  err);
+  }
   std::error_code ec;
   if (std::filesystem::is_directory(command.legacy, ec)) {
     return RunBundleParity(command, out, err);
+  }
+  if (!command.p2p.empty()) {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location{},
+                            "--p2p applies to the multi-rank runs of a bundle"),
+                     err);
   }
   if (command.ranks != 0) {
     return FailInput(Status(StatusCode::kInvalidArgument, Location::File(command.legacy),
@@ -251,7 +353,7 @@ int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err
   options.feeds = std::move(feeds).value();
   options.seed = command.seed.value_or(0);
   options.batch_size = command.batch_size;
-  options.tier = command.tier;
+  options.tier = command.tier.value_or(diff::Tier::kExact);
   options.gemm = command.gemm;
   options.keep = command.dump_names;
   options.chrome_trace = !command.trace.empty();

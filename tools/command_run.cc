@@ -209,12 +209,15 @@ StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command,
 // by rank, so the output is the same every run.
 int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
                 std::ostream& err) {
-  StatusOr<schedules::P2pModel> p2p = schedules::ParseP2pModel(command.p2p);
+  StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.input);
+  if (!bundle.ok()) return Fail(bundle.status(), err);
+  // The model asked for, else the one the bundle says its plans need, else rendezvous.
+  StatusOr<schedules::P2pModel> p2p = command.p2p.empty()
+                                          ? bundle->p2p.value_or(schedules::P2pModel::Rendezvous())
+                                          : schedules::ParseP2pModel(command.p2p);
   if (!p2p.ok()) return Fail(p2p.status(), err);
   StatusOr<rt::RankWorldFactory> factory = WorldFactory(command, *p2p);
   if (!factory.ok()) return Fail(factory.status(), err);
-  StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.input);
-  if (!bundle.ok()) return Fail(bundle.status(), err);
   if (bundle->world_size != command.ranks) {
     return Fail(Status(StatusCode::kInvalidArgument, Location::File(command.input),
                        fmt::format("--ranks {} is not the bundle's world size {}", command.ranks,
@@ -238,6 +241,7 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
 #endif
   rt::MultiRankConfig config;
   config.world.p2p = *p2p;
+  config.p2p_from_bundle = false;
   std::optional<rt::ChromeTraceRecorder> trace;
   if (!command.trace.empty()) {
     trace.emplace(bundle->world_size);
@@ -291,8 +295,10 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
 
 int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
   // Checked up front, so that a bad value is bad usage whatever else the command asks.
-  if (StatusOr<schedules::P2pModel> p2p = schedules::ParseP2pModel(command.p2p); !p2p.ok()) {
-    return Fail(p2p.status(), err);
+  if (!command.p2p.empty()) {
+    if (StatusOr<schedules::P2pModel> p2p = schedules::ParseP2pModel(command.p2p); !p2p.ok()) {
+      return Fail(p2p.status(), err);
+    }
   }
   StatusOr<rt::FeedMap> feeds = ReadFeeds(command.feeds);
   if (!feeds.ok()) return Fail(feeds.status(), err);

@@ -98,6 +98,9 @@ struct BuildCommand {
   // Rows per data-parallel replica and step. A pipeline's recv_v2 shapes are static: its bundle's
   // feeds take this as dim 0 (other bundles keep -1, the batch chosen at run time).
   int64_t batch_size = 4;
+  // A dist sidecar (oldir/dist_sidecar.h) giving every parameter its dims_mapping over the mp
+  // mesh, in place of the zoo's Megatron placements. Empty: those.
+  std::string annotations;
 };
 int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err);
 
@@ -112,7 +115,9 @@ struct RunCommand {
   std::string trace;               // --ranks: a Chrome trace of the run (Perfetto)
   std::string launch = "threads";  // gloo: the ranks as threads of this process, or processes
   int64_t timeout_ms = 60000;      // gloo: every call's timeout
-  std::string p2p = "rendezvous";  // --ranks: the point-to-point model (schedules::ParseP2pModel)
+  // --ranks: the point-to-point model (schedules::ParseP2pModel); empty: the bundle's (bundle.json
+  // `p2p`), else rendezvous.
+  std::string p2p;
   // A child of a `--launch processes` run: the rank it hosts (-1: not a child) and the directory
   // of the world's file store.
   int rank_process = -1;
@@ -135,11 +140,14 @@ struct ParityCommand {
   std::string legacy;   // a legacy program file, or a legacy bundle directory
   std::string startup;  // its startup program (translated for the new IR); not for a bundle
   std::string against;  // a new-IR program (a pir bundle for a bundle); empty: translate `legacy`
-  std::optional<int> steps;        // default: 1, or the bundle's steps
-  std::vector<std::string> feeds;  // NAME=FILE.npy, used at every step; others are random
-  std::optional<uint64_t> seed;    // default: 0, or the bundle's seed
-  int64_t batch_size = 4;          // the -1 dims of random feeds
-  diff::Tier tier = diff::Tier::kExact;
+  // A serial one-rank bundle: check the distributed bundle `legacy` against it instead
+  // (diff_tests/serial_parity.h).
+  std::string serial;
+  std::optional<int> steps;             // default: 1, or the bundle's steps
+  std::vector<std::string> feeds;       // NAME=FILE.npy, used at every step; others are random
+  std::optional<uint64_t> seed;         // default: 0, or the bundle's seed
+  int64_t batch_size = 4;               // the -1 dims of random feeds
+  std::optional<diff::Tier> tier;       // default: exact; reordered with `serial`
   std::string report;                   // JSON report file
   std::string junit;                    // JUnit XML file
   std::string trace;                    // Chrome trace of both runs (Perfetto)
@@ -148,6 +156,9 @@ struct ParityCommand {
   rt::GemmMode gemm = rt::GemmMode::kBlas;
   int ranks = 0;                   // a bundle: must be its world size; 0: the world size
   std::string backend = "thread";  // a bundle's communication backend
+  // When a send returns in the multi-rank runs (schedules/p2p_model.h); empty: the bundle's
+  // (bundle.json `p2p`), else rendezvous.
+  std::string p2p;
 };
 int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err);
 

@@ -262,12 +262,11 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
                    "error)")
       ->check(AtLeast(1))
       ->capture_default_str();
-  run_app
-      ->add_option("--p2p", run.p2p,
-                   "With --ranks: when a send returns: rendezvous (once the receiver takes the "
-                   "message; the strict model, the default) or buffered[=K] (at once while its "
-                   "channel holds fewer than K unreceived messages, K = 1 by default)")
-      ->capture_default_str();
+  run_app->add_option("--p2p", run.p2p,
+                      "With --ranks: when a send returns: rendezvous (once the receiver takes the "
+                      "message; the strict model) or buffered[=K] (at once while its channel holds "
+                      "fewer than K unreceived messages, K = 1 by default); default: the model "
+                      "bundle.json states, else rendezvous");
   // The children of a --launch processes run: one rank each (not for people to call).
   run_app->add_option("--rank-process", run.rank_process)->group("");
   run_app->add_option("--store", run.store)->group("");
@@ -316,6 +315,10 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   parity_app->add_option("--against", parity.against,
                          "New-IR program (pir bundle for a bundle) to compare with (default: "
                          "translate the legacy one)");
+  parity_app->add_option("--serial", parity.serial,
+                         "The serial program's one-rank bundle: check the distributed bundle "
+                         "against it (losses, parameters and optimizer state reassembled from "
+                         "the ranks) instead of against a translation");
   parity_app->add_option("--steps", parity.steps, "Training steps (default: the bundle's, else 1)");
   parity_app->add_option("--feed", parity.feeds,
                          "A feed for every step: NAME=FILE.npy (repeatable; others are random)");
@@ -328,10 +331,17 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
                    "A bundle's communication backend: thread (in-process, reductions in rank "
                    "order; the reference)")
       ->capture_default_str();
+  parity_app->add_option(
+      "--p2p", parity.p2p,
+      "For a bundle: when a send returns, rendezvous or buffered[=K] (a pipeline's "
+      "1F1B needs buffered sends, as NCCL gives them); default: the model "
+      "bundle.json states, else rendezvous");
   parity_app->add_option("--batch-size", parity.batch_size, "The -1 dims of random feeds")
       ->capture_default_str();
-  AddNamedOption(parity_app, "--tier", &parity.tier, {"exact", "reordered"}, diff::TierFromName,
-                 "Tolerance tier (default exact: bitwise)");
+  AddNamedOption(parity_app, "--tier", &parity.tier, {"exact", "reordered", "noise-floor"},
+                 diff::TierFromName,
+                 "Tolerance tier (default exact: bitwise; with --serial, reordered; noise-floor: "
+                 "a float64 shadow of the serial program arbitrates, --serial only)");
   parity_app->add_option("--report", parity.report, "Write the JSON report to this file");
   parity_app->add_option("--junit", parity.junit, "Write a JUnit XML report to this file");
   parity_app->add_option("--trace", parity.trace,
@@ -363,10 +373,14 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   build_app->add_option("--strategy", build.strategy,
                         "A strategy JSON file (dp_degree, dp_optimization, ...): write the "
                         "per-rank programs of its distributed run instead of one rank");
-  build_app->add_option("--batch-size", build.batch_size,
-                        "Rows per data-parallel replica and step: a pipeline's send/recv shapes "
-                        "are static, so its bundle's feeds fix dim 0 to this")
+  build_app
+      ->add_option("--batch-size", build.batch_size,
+                   "Rows per data-parallel replica and step: a pipeline's send/recv shapes "
+                   "are static, so its bundle's feeds fix dim 0 to this")
       ->capture_default_str();
+  build_app->add_option("--annotations", build.annotations,
+                        "A dist sidecar (binary or text) placing every parameter over the "
+                        "model-parallel mesh, in place of the Megatron placements");
   AddOptimizerOptions(build_app, &build.optimizer);
   CLI::App* mlp_app = build_app->add_subcommand("mlp", "Linear layers with an activation");
   AddMlpOptions(mlp_app, &build.mlp);

@@ -94,12 +94,11 @@ std::vector<std::string> ChildArguments(const std::string& exe, const RunCommand
                                    store,
                                    "--timeout-ms",
                                    std::to_string(command.timeout_ms),
-                                   "--p2p",
-                                   command.p2p,
                                    "--batch-size",
                                    std::to_string(command.batch_size),
                                    "--gemm",
                                    rt::GemmModeName(command.gemm)};
+  if (!command.p2p.empty()) args.insert(args.end(), {"--p2p", command.p2p});
   if (command.steps > 0) args.insert(args.end(), {"--steps", std::to_string(command.steps)});
   if (command.seed.has_value()) args.insert(args.end(), {"--seed", std::to_string(*command.seed)});
   for (const std::string& feed : command.feeds) args.insert(args.end(), {"--feed", feed});

@@ -17,6 +17,7 @@
 #include "newir/program_io.h"
 #include "newir/verifier.h"
 #include "oldir/program_io.h"
+#include "translator/op_compat.h"
 
 namespace irm::translator {
 namespace {
@@ -28,13 +29,23 @@ constexpr const char* kMain = "main";
 
 bool IsVarName(const std::string& name) { return !name.empty() && name != oldir::kEmptyVarName; }
 
-// The vars the root block's ops write, in order of first write.
+// Whether the translation of `op` writes nothing for output `slot` (XShape: the new IR has no
+// twin, and the grad op that reads it in the legacy program is rebuilt without it).
+bool DroppedOutput(const oldir::proto::OpDesc& op, const std::string& slot) {
+  const OpCompat* row = FindOpCompat(op.type());
+  return row != nullptr &&
+         std::find(row->dropped.begin(), row->dropped.end(), slot) != row->dropped.end();
+}
+
+// The vars the root block's ops write, in order of first write; not those only a slot the
+// translation drops writes, which no later program can be handed.
 std::vector<std::string> RootWrites(const oldir::Program& program) {
   std::vector<std::string> names;
   std::unordered_set<std::string> seen;
   if (program.num_blocks() == 0) return names;
   for (const oldir::proto::OpDesc& op : program.root().desc().ops()) {
     for (const oldir::proto::OpDesc::Var& slot : op.outputs()) {
+      if (DroppedOutput(op, slot.parameter())) continue;
       for (const std::string& name : slot.arguments()) {
         if (IsVarName(name) && seen.insert(name).second) names.push_back(name);
       }

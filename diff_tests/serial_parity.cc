@@ -1,0 +1,534 @@
+// The distributed-vs-serial driver (serial_parity.h): three runs — the distributed bundle, the
+// serial bundle and, in the noise-floor tier, the serial program's float64 shadow — the
+// comparison, and on a mismatch the shorter re-runs that find the earliest differing step.
+#include "diff_tests/serial_parity.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "diff_tests/parity_compare.h"
+#include "diff_tests/shard_assembly.h"
+#include "oldir/float64_shadow.h"
+#include "oldir/program_io.h"
+#include "reference_runtime/dtype_visit.h"
+#include "reference_runtime/legacy_executor.h"
+#include "reference_runtime/run.h"
+
+namespace irm::diff {
+namespace {
+
+// A replica's rank block, as multi_rank_run.h assigns rows: rank r is in replica r / (W / dp).
+int ReplicaOf(int rank, int world_size, int dp_degree) { return rank / (world_size / dp_degree); }
+
+const rt::Tensor* FindFetch(const std::vector<rt::Fetch>& fetches, const std::string& name) {
+  for (const rt::Fetch& f : fetches) {
+    if (f.name == name) return &f.tensor;
+  }
+  return nullptr;
+}
+
+// The mean over `values` of each one's mean (a replica's loss, or its micro-batches' losses), in
+// double, as a tensor of `like`'s dtype and shape.
+StatusOr<rt::Tensor> MeanOfMeans(const std::vector<const rt::Tensor*>& values,
+                                 const rt::Tensor& like) {
+  double sum = 0.0;
+  for (const rt::Tensor* t : values) {
+    if (t->dtype() != like.dtype() || t->numel() == 0) {
+      return Status(
+          StatusCode::kInvalidArgument, Location{},
+          fmt::format("a replica fetches {}, the serial run {}", t->Describe(), like.Describe()));
+    }
+    double local = 0.0;
+    for (int64_t i = 0; i < t->numel(); ++i) local += rt::ElementAsDouble(*t, i);
+    sum += local / static_cast<double>(t->numel());
+  }
+  const double mean = sum / static_cast<double>(values.size());
+  if (like.dtype() == DType::kFloat32) {
+    return rt::Tensor::FromVector(std::vector<float>{static_cast<float>(mean)}, like.shape());
+  }
+  if (like.dtype() == DType::kFloat64) {
+    return rt::Tensor::FromVector(std::vector<double>{mean}, like.shape());
+  }
+  return Status(StatusCode::kUnimplemented, Location{},
+                fmt::format("the mean of {} fetches over the replicas is not computed",
+                            DTypeName(like.dtype())));
+}
+
+// The replicas' rows one after another (dim 0), as the serial run of the global batch has them.
+StatusOr<rt::Tensor> ReplicaRows(const std::vector<const rt::Tensor*>& values) {
+  const rt::Tensor& first = *values.front();
+  if (first.rank() == 0) {
+    return Status(StatusCode::kInvalidArgument, Location{},
+                  "a replica fetches a 0-D value where the serial run fetches several");
+  }
+  std::vector<int64_t> shape = first.shape();
+  shape[0] = 0;
+  for (const rt::Tensor* t : values) {
+    std::vector<int64_t> rest(t->shape().begin() + (t->rank() > 0 ? 1 : 0), t->shape().end());
+    if (t->dtype() != first.dtype() || t->rank() != first.rank() ||
+        !std::equal(rest.begin(), rest.end(), first.shape().begin() + 1)) {
+      return Status(StatusCode::kInvalidArgument, Location{},
+                    fmt::format("the replicas fetch {} and {}", first.Describe(), t->Describe()));
+    }
+    shape[0] += t->dim(0);
+  }
+  IRM_ASSIGN_OR_RETURN(rt::Tensor rows, rt::Tensor::Zeros(first.dtype(), shape));
+  auto* out = static_cast<unsigned char*>(rows.raw());
+  for (const rt::Tensor* t : values) {
+    std::memcpy(out, t->raw(), t->nbytes());
+    out += t->nbytes();
+  }
+  return rows;
+}
+
+// A check decided bit for bit (reassembly, replicas), with no metrics.
+ComparedTensor Finding(TensorGroup group, int rank, int step, const std::string& name,
+                       std::string reason) {
+  ComparedTensor t;
+  t.group = group;
+  t.rank = rank;
+  t.step = step;
+  t.name = name;
+  t.by_hash = true;
+  t.comparison.reason = std::move(reason);
+  return t;
+}
+
+// `got` against the serial run's `serial` in `tier`; in the noise-floor tier, a miss of the
+// reordered tier goes to the float64 shadow.
+void Judge(const rt::Tensor& got, const rt::Tensor& serial, const rt::Tensor* shadow, Tier tier,
+           ComparedTensor& entry) {
+  if (tier != Tier::kNoiseFloor) {
+    entry.comparison = CompareTensors(got, serial, tier);
+    return;
+  }
+  entry.comparison = CompareTensors(got, serial, Tier::kReordered);
+  if (entry.comparison.pass) return;
+  Arbitration arbitration = AgainstSerial(got, serial, shadow);
+  if (arbitration.agreement == Agreement::kNoiseFloor ||
+      arbitration.agreement == Agreement::kNoSignal) {
+    entry.comparison.pass = true;
+    entry.comparison.reason.clear();
+  } else {
+    entry.comparison.reason =
+        shadow == nullptr ? arbitration.reason + " (no float64 shadow)" : arbitration.reason;
+  }
+  entry.arbitration = std::move(arbitration);
+}
+
+void CompareFetchesWithSerial(const oldir::Bundle& bundle, int dp_degree,
+                              const std::vector<rt::RankOutcome>& ranks,
+                              const SerialOutcome& serial, Tier tier, ParityReport& report) {
+  const int world = static_cast<int>(ranks.size());
+  for (size_t s = 0; s < serial.run->steps.size(); ++s) {
+    const rt::PlanStepResult& serial_step = serial.run->steps[s];
+    const std::vector<rt::Fetch>* shadow_step =
+        serial.shadow_fetches != nullptr && s < serial.shadow_fetches->size()
+            ? &(*serial.shadow_fetches)[s]
+            : nullptr;
+    for (const rt::Fetch& want : serial_step.merged) {
+      // Per replica, the ranks that fetch it (a pipeline's last stage; every rank of a
+      // model-parallel group), in rank order.
+      std::vector<std::vector<std::pair<int, const rt::Tensor*>>> replicas(
+          static_cast<size_t>(dp_degree));
+      for (int r = 0; r < world; ++r) {
+        const std::vector<rt::PlanStepResult>& steps = ranks[static_cast<size_t>(r)].steps;
+        if (s >= steps.size()) continue;
+        if (const rt::Tensor* t = FindFetch(steps[s].merged, want.name)) {
+          replicas[static_cast<size_t>(ReplicaOf(r, bundle.world_size, dp_degree))].push_back(
+              {r, t});
+        }
+      }
+      std::vector<const rt::Tensor*> per_replica;
+      for (size_t k = 0; k < replicas.size(); ++k) {
+        if (replicas[k].empty()) {
+          report.tensors.push_back(Finding(TensorGroup::kFetch, kAllRanks, serial_step.step,
+                                           want.name,
+                                           fmt::format("no rank of replica {} fetches it", k)));
+          continue;
+        }
+        const int first_rank = replicas[k].front().first;
+        const rt::Tensor* first = replicas[k].front().second;
+        for (size_t i = 1; i < replicas[k].size(); ++i) {
+          if (first->BitwiseEqual(*replicas[k][i].second)) continue;
+          report.tensors.push_back(
+              Finding(TensorGroup::kFetch, replicas[k][i].first, serial_step.step, want.name,
+                      fmt::format("ranks {} and {} of replica {} fetch different bits", first_rank,
+                                  replicas[k][i].first, k)));
+        }
+        per_replica.push_back(first);
+      }
+      if (per_replica.size() != replicas.size()) continue;
+      StatusOr<rt::Tensor> got = want.tensor.numel() == 1 ? MeanOfMeans(per_replica, want.tensor)
+                                                          : ReplicaRows(per_replica);
+      if (!got.ok()) {
+        report.tensors.push_back(Finding(TensorGroup::kFetch, kAllRanks, serial_step.step,
+                                         want.name, got.status().message()));
+        continue;
+      }
+      ComparedTensor entry;
+      entry.group = TensorGroup::kFetch;
+      entry.rank = kAllRanks;
+      entry.step = serial_step.step;
+      entry.name = want.name;
+      Judge(*got, want.tensor,
+            shadow_step != nullptr ? FindFetch(*shadow_step, want.name) : nullptr, tier, entry);
+      report.tensors.push_back(std::move(entry));
+    }
+  }
+}
+
+void CompareVarsWithSerial(const oldir::Bundle& bundle, const std::vector<rt::RankOutcome>& ranks,
+                           const SerialOutcome& serial, Tier tier, ParityReport& report) {
+  const int step = serial.run->steps.empty() ? 0 : serial.run->steps.back().step;
+  std::vector<VarView> held;
+  std::vector<const std::map<std::string, oldir::ShardSlice>*> shards;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    held.push_back(ranks[r].scope != nullptr ? DefinedVars(*ranks[r].scope) : VarView{});
+    auto it =
+        std::find_if(bundle.ranks.begin(), bundle.ranks.end(),
+                     [&](const oldir::BundleRank& b) { return b.rank == static_cast<int>(r); });
+    shards.push_back(it != bundle.ranks.end() ? &it->shards : nullptr);
+  }
+  const VarView shadow = serial.shadow != nullptr ? DefinedVars(*serial.shadow) : VarView{};
+  for (const auto& [name, expected] : DefinedVars(*serial.run->scope)) {
+    std::vector<VarPiece> pieces;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      auto it = held[r].find(name);
+      if (it == held[r].end()) continue;
+      const oldir::ShardSlice* slice = nullptr;
+      if (shards[r] != nullptr) {
+        auto s = shards[r]->find(name);
+        if (s != shards[r]->end()) slice = &s->second;
+      }
+      pieces.push_back({static_cast<int>(r), it->second, slice});
+    }
+    if (pieces.empty()) {
+      report.tensors.push_back(
+          Finding(TensorGroup::kParameter, kAllRanks, step, name, "no rank holds it"));
+      continue;
+    }
+    AssembledVar assembled = AssembleVar(name, pieces);
+    for (const AssemblyFinding& f : assembled.findings) {
+      report.tensors.push_back(Finding(
+          TensorGroup::kParameter, f.kind == AssemblyFinding::Kind::kUncovered ? kAllRanks : f.rank,
+          step, name, f.message));
+    }
+    if (!assembled.tensor.defined()) continue;
+    ComparedTensor entry;
+    entry.group = TensorGroup::kParameter;
+    entry.rank = kAllRanks;
+    entry.step = step;
+    entry.name = name;
+    auto s = shadow.find(name);
+    Judge(assembled.tensor, *expected, s != shadow.end() ? s->second : nullptr, tier, entry);
+    report.tensors.push_back(std::move(entry));
+  }
+}
+
+// The serial program's float64 shadow (oldir::PromoteToFloat64), started from the serial
+// startup's float32 parameters widened, fed each step the serial run's feeds widened: the same
+// draws (run.h's RandomFeed, by the serial program's own declarations, as a rank without a plan
+// draws them).
+struct ShadowRun {
+  rt::Scope scope;
+  std::vector<std::vector<rt::Fetch>> fetches;  // per step
+};
+
+rt::Tensor Widened(const rt::Tensor& t) {
+  if (t.dtype() != DType::kFloat32) return t.Clone();
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = t.data<float>()[i];
+  return rt::Tensor::FromVector(v, t.shape());
+}
+
+StatusOr<std::unique_ptr<ShadowRun>> RunShadow(const oldir::Program* startup,
+                                               const oldir::Program& main, int steps, uint64_t seed,
+                                               int64_t rows, rt::GemmMode gemm) {
+  rt::ExecutorOptions eo;
+  eo.seed = seed;
+  eo.gemm = gemm;
+  auto shadow = std::make_unique<ShadowRun>();
+  if (startup != nullptr) {
+    rt::Scope narrow;
+    rt::LegacyExecutor init(*startup, eo);
+    IRM_RETURN_IF_ERROR(init.plan_status());
+    IRM_RETURN_IF_ERROR(init.Run(narrow, {}).status());
+    for (const auto& [name, tensor] : DefinedVars(narrow)) {
+      shadow->scope.Set(name, Widened(*tensor));
+    }
+  }
+  oldir::Program wide = main;
+  oldir::PromoteToFloat64(wide);
+  rt::LegacyExecutor declared(main, eo);  // the float32 declarations the serial run drew by
+  IRM_RETURN_IF_ERROR(declared.plan_status());
+  rt::LegacyExecutor step(wide, eo);
+  IRM_RETURN_IF_ERROR(step.plan_status());
+  for (int s = 1; s <= steps; ++s) {
+    rt::FeedMap feeds;
+    for (const rt::FeedSpec& spec : declared.FeedSpecs()) {
+      feeds[spec.name] = Widened(rt::RandomFeed(spec, seed, s, rows));
+    }
+    StatusOr<std::vector<rt::Fetch>> fetched = step.Run(shadow->scope, feeds);
+    if (!fetched.ok()) {
+      return Status(fetched.status()).AddNote(fmt::format("in step {} of the float64 shadow", s));
+    }
+    shadow->fetches.push_back(std::move(fetched).value());
+  }
+  return shadow;
+}
+
+// What one comparison reads: both bundles' runs and the shadow.
+struct Runs {
+  rt::MultiRankResult distributed;
+  rt::MultiRankResult serial;
+  std::unique_ptr<ShadowRun> shadow;
+};
+
+struct Setup {
+  std::string distributed_dir;
+  std::string serial_dir;
+  oldir::Bundle distributed;
+  int dp_degree = 1;
+  int64_t global_rows = 0;  // the serial run's -1 dims: every replica's rows
+  uint64_t seed = 0;
+  // The serial rank's programs, for the shadow and the order of the report's vars.
+  std::optional<oldir::Program> serial_startup;
+  std::optional<oldir::Program> serial_main;
+};
+
+StatusOr<rt::MultiRankResult> RunSideOf(const std::string& dir, int steps, uint64_t seed,
+                                        int64_t rows, const SerialParityOptions& options,
+                                        const std::string& side) {
+  rt::MultiRankConfig config;
+  config.rank_config.steps = steps;
+  config.rank_config.seed = seed;
+  config.rank_config.random_feeds = true;
+  config.rank_config.batch_size = rows;
+  config.rank_config.options.gemm = options.gemm;
+  config.world.timeout = options.timeout;
+  if (options.p2p) {
+    config.world.p2p = *options.p2p;
+    config.p2p_from_bundle = false;
+  }
+  std::mutex progress_mu;
+  if (options.progress) {
+    config.on_step = [&](int rank, const rt::PlanStepResult& step) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      options.progress(side, rank, step.step, steps);
+    };
+  }
+  StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(dir, config);
+  if (!ran.ok()) return Status(ran.status()).AddNote(fmt::format("in the {} run", side));
+  return ran;
+}
+
+StatusOr<Runs> RunAll(const Setup& setup, int steps, const SerialParityOptions& options) {
+  Runs runs;
+  IRM_ASSIGN_OR_RETURN(runs.distributed, RunSideOf(setup.distributed_dir, steps, setup.seed,
+                                                   options.batch_size, options, "distributed"));
+  const int64_t global_rows = setup.global_rows;
+  IRM_ASSIGN_OR_RETURN(
+      runs.serial, RunSideOf(setup.serial_dir, steps, setup.seed, global_rows, options, "serial"));
+  if (options.tier == Tier::kNoiseFloor) {
+    IRM_ASSIGN_OR_RETURN(
+        runs.shadow, RunShadow(setup.serial_startup ? &*setup.serial_startup : nullptr,
+                               *setup.serial_main, steps, setup.seed, global_rows, options.gemm));
+  }
+  return runs;
+}
+
+Status Compare(const Setup& setup, const Runs& runs, Tier tier, ParityReport& report) {
+  if (runs.serial.ranks.empty()) {
+    return Status(StatusCode::kInternal, Location::File(setup.serial_dir),
+                  "the serial run has no rank");
+  }
+  SerialOutcome serial;
+  serial.run = &runs.serial.ranks.front();
+  if (runs.shadow) {
+    serial.shadow = &runs.shadow->scope;
+    serial.shadow_fetches = &runs.shadow->fetches;
+  }
+  return CompareWithSerial({&setup.distributed, &runs.distributed.ranks}, serial, tier, report);
+}
+
+// The vars of the report's failing parameter entries, in the order the serial main program
+// first writes them (the rest after, by name).
+std::vector<std::string> DifferingVars(const ParityReport& report,
+                                       const std::optional<oldir::Program>& main) {
+  std::vector<std::string> names;
+  for (const ComparedTensor& t : report.tensors) {
+    if (t.group != TensorGroup::kParameter || !t.compared || t.comparison.pass) continue;
+    if (std::find(names.begin(), names.end(), t.name) == names.end()) names.push_back(t.name);
+  }
+  std::map<std::string, int> order;
+  if (main) {
+    int position = 0;
+    for (const oldir::proto::BlockDesc& block : main->desc().blocks()) {
+      for (const oldir::proto::OpDesc& op : block.ops()) {
+        for (const oldir::proto::OpDesc::Var& slot : op.outputs()) {
+          for (const std::string& argument : slot.arguments())
+            order.try_emplace(argument, position++);
+        }
+      }
+    }
+  }
+  auto key = [&](const std::string& name) {
+    auto it = order.find(name);
+    return std::make_pair(it != order.end() ? it->second : static_cast<int>(order.size()), name);
+  };
+  std::sort(names.begin(), names.end(),
+            [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+  return names;
+}
+
+StatusOr<oldir::Bundle> ReadLegacyBundle(const std::string& dir, const char* role) {
+  IRM_ASSIGN_OR_RETURN(oldir::Bundle bundle, oldir::ReadBundle(dir));
+  if (bundle.ir != oldir::BundleIr::kLegacy) {
+    return Status(
+        StatusCode::kInvalidArgument, Location::File(dir),
+        fmt::format("the {} bundle is a pir bundle; the serial check runs legacy bundles", role));
+  }
+  return bundle;
+}
+
+// Gradient merge's k executor steps per update (bundle.json's strategy, as `build --strategy`
+// writes it); 1 without it.
+int GradientMergeSteps(const oldir::Bundle& bundle) {
+  const nlohmann::json& s = bundle.strategy;
+  if (!s.is_object() || !s.contains("gradient_merge") || !s["gradient_merge"].is_object()) return 1;
+  const nlohmann::json& gm = s["gradient_merge"];
+  const bool enabled =
+      gm.contains("enable") && gm["enable"].is_boolean() && gm["enable"].get<bool>();
+  if (!enabled || !gm.contains("k_steps") || !gm["k_steps"].is_number_integer()) return 1;
+  return std::max(1, gm["k_steps"].get<int>());
+}
+
+// The rows of a step's global batch: each replica's rows (a feed's fixed dim 0 — a pipeline's
+// bundle fixes it —, or the batch size) times the replicas. The serial bundle must draw as many: a
+// fixed dim 0 of its own must be that.
+StatusOr<int64_t> GlobalRows(const oldir::Bundle& distributed, const oldir::Bundle& serial,
+                             int dp_degree, int64_t batch_size, const std::string& serial_dir) {
+  std::optional<int64_t> replica_rows;
+  for (const oldir::FeedSpec& feed : distributed.feeds) {
+    if (feed.split != oldir::FeedSplit::kBatch || feed.shape.empty() || feed.shape[0] < 0) continue;
+    if (replica_rows && *replica_rows != feed.shape[0]) {
+      return Status(StatusCode::kInvalidArgument, Location{}.AtVar(feed.name),
+                    fmt::format("feed '{}' has {} rows per replica, another feed {}", feed.name,
+                                feed.shape[0], *replica_rows));
+    }
+    replica_rows = feed.shape[0];
+  }
+  const int64_t global = replica_rows.value_or(batch_size) * dp_degree;
+  for (const oldir::FeedSpec& feed : serial.feeds) {
+    if (feed.shape.empty() || feed.shape[0] < 0 || feed.shape[0] == global) continue;
+    return Status(StatusCode::kInvalidArgument, Location::File(serial_dir + "/bundle.json"),
+                  fmt::format("the serial bundle's feed '{}' has {} rows, and the global batch of "
+                              "{} replicas has {}: build the serial bundle with --batch-size {}",
+                              feed.name, feed.shape[0], dp_degree, global, global));
+  }
+  return global;
+}
+
+}  // namespace
+
+Status CompareWithSerial(const DistributedOutcome& distributed, const SerialOutcome& serial,
+                         Tier tier, ParityReport& report) {
+  IRM_ASSIGN_OR_RETURN(const int dp_degree, rt::DataParallelDegree(*distributed.bundle));
+  CompareFetchesWithSerial(*distributed.bundle, dp_degree, *distributed.ranks, serial, tier,
+                           report);
+  CompareVarsWithSerial(*distributed.bundle, *distributed.ranks, serial, tier, report);
+  return Status::Ok();
+}
+
+StatusOr<ParityResult> RunSerialParity(const std::string& distributed_dir,
+                                       const std::string& serial_dir,
+                                       const SerialParityOptions& options) {
+  Setup setup;
+  setup.distributed_dir = distributed_dir;
+  setup.serial_dir = serial_dir;
+  IRM_ASSIGN_OR_RETURN(setup.distributed, ReadLegacyBundle(distributed_dir, "distributed"));
+  IRM_ASSIGN_OR_RETURN(const oldir::Bundle serial, ReadLegacyBundle(serial_dir, "serial"));
+  StatusOr<int> dp_degree = rt::DataParallelDegree(setup.distributed);
+  if (!dp_degree.ok()) return Status(dp_degree.status()).InFile(distributed_dir + "/bundle.json");
+  setup.dp_degree = *dp_degree;
+  if (serial.world_size != 1 || serial.ranks.size() != 1) {
+    return Status(StatusCode::kInvalidArgument, Location::File(serial_dir),
+                  fmt::format("the serial bundle has {} ranks; it must be the one-rank bundle of "
+                              "the serial program",
+                              serial.world_size));
+  }
+  if (options.batch_size < 1) {
+    return Status(StatusCode::kInvalidArgument, Location{},
+                  fmt::format("the batch size must be at least 1, got {}", options.batch_size));
+  }
+  IRM_ASSIGN_OR_RETURN(setup.global_rows, GlobalRows(setup.distributed, serial, setup.dp_degree,
+                                                     options.batch_size, serial_dir));
+  if (const int k = GradientMergeSteps(setup.distributed); k > 1) {
+    return Status(StatusCode::kUnimplemented, Location::File(distributed_dir + "/bundle.json"),
+                  fmt::format("gradient merge ({} executor steps per update) is not supported by "
+                              "the serial check yet: its serial step reads the {} steps' rows "
+                              "stacked, which random feeds drawn step by step do not give",
+                              k, k));
+  }
+  const oldir::BundleRank& serial_rank = serial.ranks.front();
+  auto main_file = serial_rank.programs.find("main");
+  if (main_file != serial_rank.programs.end()) {
+    IRM_ASSIGN_OR_RETURN(setup.serial_main, oldir::LoadProgram(oldir::RankFile(
+                                                serial_dir, serial_rank.rank, main_file->second)));
+  }
+  if (options.tier == Tier::kNoiseFloor) {
+    if (serial_rank.plan.has_value() || !setup.serial_main) {
+      return Status(StatusCode::kUnimplemented,
+                    Location::File(oldir::RankDir(serial_dir, serial_rank.rank)),
+                    "the noise-floor tier runs a float64 shadow of the serial rank's main "
+                    "program once per step; a serial rank with a plan is not supported");
+    }
+    if (!serial_rank.startup.empty()) {
+      IRM_ASSIGN_OR_RETURN(
+          setup.serial_startup,
+          oldir::LoadProgram(oldir::RankFile(serial_dir, serial_rank.rank, serial_rank.startup)));
+    }
+  }
+  setup.seed = options.seed.value_or(static_cast<uint64_t>(setup.distributed.seed));
+  const int steps = options.steps > 0 ? options.steps : setup.distributed.steps;
+
+  IRM_ASSIGN_OR_RETURN(const Runs runs, RunAll(setup, steps, options));
+  ParityResult result;
+  ParityReport& report = result.report;
+  report.against_serial = true;
+  report.legacy_program = distributed_dir;
+  report.new_program = serial_dir;
+  report.tier = options.tier;
+  report.steps = steps;
+  report.seed = setup.seed;
+  report.gemm = rt::GemmModeName(options.gemm);
+  IRM_RETURN_IF_ERROR(Compare(setup, runs, options.tier, report));
+
+  std::vector<std::string> differing = DifferingVars(report, setup.serial_main);
+  if (!differing.empty()) {
+    DifferingState state{steps, differing};
+    // A difference in the state persists: the earliest step after which it shows is the first
+    // shorter run that has one.
+    for (int k = 1; options.localize && k < steps; ++k) {
+      IRM_ASSIGN_OR_RETURN(const Runs shorter, RunAll(setup, k, options));
+      ParityReport probe;
+      IRM_RETURN_IF_ERROR(Compare(setup, shorter, options.tier, probe));
+      std::vector<std::string> names = DifferingVars(probe, setup.serial_main);
+      if (!names.empty()) {
+        state = {k, std::move(names)};
+        break;
+      }
+    }
+    report.first_differing_state = std::move(state);
+  }
+  return result;
+}
+
+}  // namespace irm::diff

@@ -1,0 +1,79 @@
+// The distributed-vs-serial check (architecture.md, invariant 6; docs/parity.md, "Distributed
+// against serial"): a distributed legacy bundle and the serial one-rank bundle of the same model
+// run on the reference runtime from the same seed — the distributed ranks on the thread world,
+// each data-parallel replica reading its rows of the global batch, and the serial rank the whole
+// global batch (dp_degree times the rows; multi_rank_run.h) — and after the steps every loss and
+// every parameter and optimizer state of the serial run is compared with the distributed run's:
+// a step's fetch is the mean over the replicas of each replica's mean (a pipeline rank fetches
+// one value per micro-batch; only the ranks that fetch it count), or, for a fetch with rows, the
+// replicas' rows one after another; a var is reassembled from the ranks that hold it
+// (shard_assembly.h). With the noise-floor tier, a tensor that misses the reordered tier is
+// arbitrated by a float64 shadow of the serial program (serial_arbitration.h) and the report says
+// which tensors needed it and why. On a mismatch the steps are re-run fewer at a time to name the
+// earliest step after which a parameter or optimizer state differs, and those that differ then.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "diff_tests/bundle_parity.h"
+#include "diff_tests/parity_run.h"
+#include "oldir/bundle.h"
+#include "reference_runtime/multi_rank_run.h"
+#include "schedules/p2p_model.h"
+
+namespace irm::diff {
+
+struct SerialParityOptions {
+  int steps = 0;                 // 0: the distributed bundle's steps
+  std::optional<uint64_t> seed;  // default: the distributed bundle's seed, for both runs
+  int64_t batch_size = 4;        // rows per replica; the serial run draws dp_degree times as many
+  Tier tier = Tier::kReordered;
+  rt::GemmMode gemm = rt::GemmMode::kBlas;
+  // The thread world's backstop for a rank stuck outside the world (hangs are found at once).
+  std::chrono::milliseconds timeout{60000};
+  // When a send returns (a pipeline's 1F1B needs buffered sends, as NCCL gives them); unset: the
+  // model bundle.json states, else rendezvous.
+  std::optional<schedules::P2pModel> p2p;
+  // On a mismatch, re-run 1, 2, ... steps to find the earliest step after which the state differs.
+  bool localize = true;
+  // Called with side "distributed" or "serial".
+  BundleParityProgress progress;
+};
+
+// Runs both bundles and compares them. The report's legacy_program is the distributed bundle, its
+// new_program the serial one; entries reassembled over the ranks have rank -1.
+//
+// Errors: ReadBundle's; kInvalidArgument when either bundle is not a legacy bundle, the serial
+// bundle has more than one rank, the distributed bundle's dp_degree is invalid
+// (DataParallelDegree), the batch size is below 1, or the serial bundle fixes a feed's rows to
+// another number than the global batch's (each replica's fixed or --batch-size rows times the
+// replicas); kUnimplemented for gradient merge (k
+// executor steps per update: the serial step would need the k steps' rows stacked) and, in the
+// noise-floor tier, for a serial rank that runs a plan (the shadow runs `main` once per step);
+// those of either run, with a note naming the side (a hang is kInternal).
+StatusOr<ParityResult> RunSerialParity(const std::string& distributed_dir,
+                                       const std::string& serial_dir,
+                                       const SerialParityOptions& options);
+
+// The comparison alone, on runs made elsewhere (RunSerialParity makes them).
+struct DistributedOutcome {
+  const oldir::Bundle* bundle = nullptr;  // the ranks' shards and the strategy's dp_degree
+  const std::vector<rt::RankOutcome>* ranks = nullptr;
+};
+struct SerialOutcome {
+  const rt::RankOutcome* run = nullptr;
+  // The float64 shadow after the run and its fetches per step; null: no arbitration.
+  const rt::Scope* shadow = nullptr;
+  const std::vector<std::vector<rt::Fetch>>* shadow_fetches = nullptr;
+};
+// Appends to `report` every step's fetches and every var of the serial run's scope against the
+// distributed run's, and every reassembly finding. DataParallelDegree's errors.
+Status CompareWithSerial(const DistributedOutcome& distributed, const SerialOutcome& serial,
+                         Tier tier, ParityReport& report);
+
+}  // namespace irm::diff
