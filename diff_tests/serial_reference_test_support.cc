@@ -24,16 +24,16 @@ rt::ExecutorOptions Seeded(uint64_t seed) {
 
 Status BuildZooTraining(std::string_view model, oldir::OptimizerKind kind,
                         oldir::models::ModelPrograms* out) {
-  if (model == "mlp") {
+  if (model == "mlp" || model == "mlp8") {
     oldir::models::MlpConfig config;
-    config.depth = 4;
+    config.depth = model == "mlp" ? 4 : 8;
     config.in_features = 4;
     config.width = 8;
     config.classes = 3;
     IRM_RETURN_IF_ERROR(oldir::models::BuildMlp(config, out));
   } else {
     oldir::models::GptConfig config;
-    config.layers = 2;
+    config.layers = model == "gpt6" ? 6 : 2;
     config.hidden = 8;
     config.heads = 4;
     config.vocab = 12;

@@ -23,7 +23,8 @@ namespace irm::diff {
 
 // "mlp" (4 -> 8 -> 8 -> 8 -> 3: two Megatron column/row pairs, one linear per stage at pp4) or
 // "gpt" (2 layers, hidden 8, 4 heads, vocab 12 — tp2 and tp4 divide both —, sequence 4, no
-// dropout: dropout draws by the local element index, which a split batch changes),
+// dropout: dropout draws by the local element index, which a split batch changes); "mlp8" and
+// "gpt6" the same with 8 linears / 6 layers (8 layer units: pp4 x vpp2 chunks),
 // with its backward and `kind` (learning rate 0.05).
 Status BuildZooTraining(std::string_view model, oldir::OptimizerKind kind,
                         oldir::models::ModelPrograms* out);
