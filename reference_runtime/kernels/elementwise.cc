@@ -1,8 +1,10 @@
-// Elementwise kernels: the broadcasting binary ops (add, subtract, multiply, divide, maximum,
-// remainder) and their grads, comparisons and logic (equal, less_than, logical_and,
-// logical_not), increment and scale. Semantics are Paddle's phi functors': integer divide
-// truncates, remainder takes the divisor's sign (Python's %), maximum is `x > y ? x : y`, float
-// equal is |x - y| < 1e-8 (exact for infinities and 16-bit types, false with a NaN). Integer
+// Elementwise kernels: the broadcasting binary ops (add, subtract, multiply, divide, floor_divide,
+// maximum, remainder) and their grads, comparisons and logic (equal, not_equal, less_than,
+// greater_than, logical_and, logical_not), increment and scale. Semantics are Paddle's phi
+// functors': integer divide truncates, floor_divide rounds towards -inf (Python's //), remainder
+// takes the divisor's sign (Python's %), maximum is `x > y ? x : y`, float equal is
+// |x - y| < 1e-8 (exact for infinities and 16-bit types, false with a NaN) and not_equal its
+// negation. Integer
 // arithmetic wraps around instead of overflowing (two's complement); an integer divisor of zero
 // is an error naming the element. Grads sum the broadcast dims back to each operand's shape in
 // increasing output index (broadcast.h).
@@ -96,6 +98,28 @@ C Mod(C a, C b) {
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
+// Python's //, as phi's FloorDivideFunctor (paddle/phi/kernels/funcs/elementwise_functor.h).
+// Integers: the truncated quotient, less one when the signs differ and the division is inexact
+// (b != 0, checked before; min // -1 wraps to min). Floats: the quotient of a - fmod(a, b), which
+// is exact where a / b may round up to the next integer (1 // 0.1 is 9), rounded to the nearest
+// integer; a zero quotient takes the sign of a / b, and a zero divisor gives a / b (inf or NaN).
+template <typename C>
+C FloorDiv(C a, C b) {
+  if constexpr (kIsInt<C>) {
+    const C quotient = Div(a, b);
+    if ((a < 0) != (b < 0) && b != -1 && a % b != 0) return Sub(quotient, C(1));
+    return quotient;
+  } else {
+    if (b == 0) return a / b;
+    const C mod = std::fmod(a, b);
+    C div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= C(1);
+    if (div == 0) return std::copysign(C(0), a / b);
+    C floored = std::floor(div);
+    if (div - floored > C(0.5)) floored += C(1);
+    return floored;
+  }
+}
 template <typename C>
 C Max(C a, C b) {
   return a > b ? a : b;
@@ -187,6 +211,13 @@ struct RemainderKernel {
   }
 };
 template <typename T>
+struct FloorDivideKernel {
+  static Status Run(KernelCall& call) {
+    IRM_RETURN_IF_ERROR(CheckNoZeroDivisor<T>(call, "floor division"));
+    return BroadcastBinary<T, T>(call, FloorDiv<Compute<T>>);
+  }
+};
+template <typename T>
 struct MaximumKernel {
   static Status Run(KernelCall& call) { return BroadcastBinary<T, T>(call, Max<Compute<T>>); }
 };
@@ -195,10 +226,24 @@ template <typename T>
 struct EqualKernel {
   static Status Run(KernelCall& call) { return BroadcastBinary<T, bool>(call, Equal<T>); }
 };
+// phi's NotEqualFunctor is !EqualFunctor: a NaN is not equal to anything, itself included.
+template <typename T>
+struct NotEqualKernel {
+  static Status Run(KernelCall& call) {
+    return BroadcastBinary<T, bool>(call,
+                                    [](Compute<T> a, Compute<T> b) { return !Equal<T>(a, b); });
+  }
+};
 template <typename T>
 struct LessThanKernel {
   static Status Run(KernelCall& call) {
     return BroadcastBinary<T, bool>(call, [](Compute<T> a, Compute<T> b) { return a < b; });
+  }
+};
+template <typename T>
+struct GreaterThanKernel {
+  static Status Run(KernelCall& call) {
+    return BroadcastBinary<T, bool>(call, [](Compute<T> a, Compute<T> b) { return a > b; });
   }
 };
 // A value is true when it is not zero (a NaN is true), as a C++ conversion to bool.
@@ -390,6 +435,7 @@ Status RegisterElementwiseKernels(KernelRegistry& registry) {
   IRM_RETURN_IF_ERROR(RegisterArithmetic<SubtractKernel>(registry, "subtract", binary));
   IRM_RETURN_IF_ERROR(RegisterArithmetic<MultiplyKernel>(registry, "multiply", binary));
   IRM_RETURN_IF_ERROR(RegisterArithmetic<DivideKernel>(registry, "divide", binary));
+  IRM_RETURN_IF_ERROR(RegisterArithmetic<FloorDivideKernel>(registry, "floor_divide", binary));
   IRM_RETURN_IF_ERROR(RegisterArithmetic<MaximumKernel>(registry, "maximum", binary));
   IRM_RETURN_IF_ERROR(RegisterArithmetic<RemainderKernel>(registry, "remainder", binary));
 
@@ -399,7 +445,9 @@ Status RegisterElementwiseKernels(KernelRegistry& registry) {
   IRM_RETURN_IF_ERROR(RegisterFloating<DivideGradKernel>(registry, "divide_grad", {4, 4, 2}));
 
   IRM_RETURN_IF_ERROR(RegisterNumericAndBool<EqualKernel>(registry, "equal", binary));
+  IRM_RETURN_IF_ERROR(RegisterNumericAndBool<NotEqualKernel>(registry, "not_equal", binary));
   IRM_RETURN_IF_ERROR(RegisterNumeric<LessThanKernel>(registry, "less_than", binary));
+  IRM_RETURN_IF_ERROR(RegisterNumeric<GreaterThanKernel>(registry, "greater_than", binary));
   IRM_RETURN_IF_ERROR(RegisterNumericAndBool<LogicalAndKernel>(registry, "logical_and", binary));
   IRM_RETURN_IF_ERROR(RegisterNumericAndBool<LogicalNotKernel>(registry, "logical_not", unary));
 

@@ -1,8 +1,8 @@
 // Elementwise forward kernels against float64 references written here (naive broadcasting by
 // multi-index), for every registered dtype and broadcast shapes with size-1 and missing dims:
 // the arithmetic binary ops, comparisons and logic, increment and scale; then Paddle's edge
-// semantics (remainder's sign, maximum with NaN, float equal's tolerance, integer wrap-around)
-// and every error message.
+// semantics (remainder's sign, floor_divide's rounding, maximum with NaN, float equal's tolerance
+// and not_equal as its negation, integer wrap-around) and every error message.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -82,6 +82,9 @@ const std::vector<BinaryOp> kBinaryOps = {
     {"multiply", [](double a, double b) { return a * b; }, nullptr},
     {"divide", [](double a, double b) { return a / b; },
      [](double a, double b) { return std::trunc(a / b); }},
+    // Python's //: the floor of the exact quotient (float64 holds the quotient of two inputs of
+    // these dtypes closely enough that no floor lands on the wrong integer).
+    {"floor_divide", [](double a, double b) { return std::floor(a / b); }, nullptr},
     {"maximum", [](double a, double b) { return a > b ? a : b; }, nullptr},
     {"remainder", PyMod, nullptr},
 };
@@ -89,7 +92,7 @@ const std::vector<BinaryOp> kBinaryOps = {
 TEST(ElementwiseTest, BinaryOpsMatchFloat64ForEveryDTypeAndBroadcast) {
   uint64_t seed = 1;
   for (const BinaryOp& op : kBinaryOps) {
-    const bool divides = op.name == "divide" || op.name == "remainder";
+    const bool divides = op.name == "divide" || op.name == "floor_divide" || op.name == "remainder";
     for (DType dtype : kArithmetic) {
       for (const BroadcastCase& c : kCases) {
         const Tensor x = RandomTensor(dtype, c.x, ++seed, -20, 20);
@@ -139,8 +142,12 @@ TEST(ElementwiseTest, ComparisonsAndLogicMatchFloat64ForEveryDType) {
                              Where(name, dtype, c));
       };
       check("equal", [](double a, double b) { return a == b ? 1.0 : 0.0; });
+      check("not_equal", [](double a, double b) { return a != b ? 1.0 : 0.0; });
       check("logical_and", [](double a, double b) { return a != 0 && b != 0 ? 1.0 : 0.0; });
-      if (dtype != DType::kBool) check("less_than", [](double a, double b) { return a < b; });
+      if (dtype != DType::kBool) {
+        check("less_than", [](double a, double b) { return a < b; });
+        check("greater_than", [](double a, double b) { return a > b; });
+      }
     }
     const Tensor x = FewValues(dtype, {3, 4}, ++seed);
     std::vector<double> expected;
@@ -205,6 +212,42 @@ TEST(ElementwiseTest, RemainderTakesTheDivisorsSign) {
   EXPECT_TRUE(std::isnan(out[3]));  // a float divisor of zero is no error
 }
 
+// Paddle's FloorDivideFunctor (paddle/phi/kernels/funcs/elementwise_functor.h) is Python's //;
+// the expected values are Python's (`7 // -2`, `1.0 // 0.1`, `-1.0 // math.inf`, ...).
+TEST(ElementwiseTest, FloorDivideRoundsTowardsMinusInfinityAsPython) {
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  const Tensor xi = Tensor::FromVector<int32_t>({7, -7, 7, -7, 6, -6, 0, kMin, kMin}, {9});
+  const Tensor yi = Tensor::FromVector<int32_t>({2, 2, -2, -2, -3, 3, -3, -1, 1}, {9});
+  EXPECT_EQ(ToDoubles(RunKernel("floor_divide", DType::kInt32, {&xi, &yi}, {}, 1)[0]),
+            (std::vector<double>{3, -4, -4, 3, -2, -2, 0, kMin, kMin}));
+
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor xf = Tensor::FromVector<double>({7.5, -7.5, 7.5, 1, 0, 0, -1, 1, 1, -1, 0}, {11});
+  const Tensor yf = Tensor::FromVector<double>({2, 2, -2, 0.1, 3, -3, inf, inf, 0, 0, 0}, {11});
+  const std::vector<double> out =
+      ToDoubles(RunKernel("floor_divide", DType::kFloat64, {&xf, &yf}, {}, 1)[0]);
+  ASSERT_EQ(out.size(), 11u);
+  EXPECT_EQ(out[0], 3.0);
+  EXPECT_EQ(out[1], -4.0);
+  EXPECT_EQ(out[2], -4.0);
+  EXPECT_EQ(out[3], 9.0);  // 0.1 is a little over 1/10: floor(1 / 0.1) would say 10
+  EXPECT_EQ(out[4], 0.0);
+  EXPECT_FALSE(std::signbit(out[4]));
+  EXPECT_EQ(out[5], 0.0);
+  EXPECT_TRUE(std::signbit(out[5]));  // 0 // -3 is -0.0
+  EXPECT_EQ(out[6], -1.0);
+  EXPECT_EQ(out[7], 0.0);
+  EXPECT_EQ(out[8], inf);  // a float divisor of zero is no error: IEEE's x / 0
+  EXPECT_EQ(out[9], -inf);
+  EXPECT_TRUE(std::isnan(out[10]));
+
+  // 16-bit floats divide in float32, as Paddle's float16 specialisation does.
+  const Tensor hx = FromDoubles({-7.5, 1}, {2}, DType::kFloat16);
+  const Tensor hy = FromDoubles({2, 0.25}, {2}, DType::kFloat16);
+  EXPECT_EQ(ToDoubles(RunKernel("floor_divide", DType::kFloat16, {&hx, &hy}, {}, 1)[0]),
+            (std::vector<double>{-4, 4}));
+}
+
 TEST(ElementwiseTest, MaximumPicksYUnlessXIsGreater) {
   // x > y ? x : y — a NaN in x yields y, a NaN in y yields the NaN.
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -224,11 +267,16 @@ TEST(ElementwiseTest, FloatEqualHasPaddlesTolerance) {
   const Tensor y = Tensor::FromVector<double>({1 + 1e-9, 1 + 1e-7, inf, -inf, nan, -0.0}, {6});
   EXPECT_EQ(ToDoubles(RunKernel("equal", DType::kFloat64, {&x, &y}, {}, 1)[0]),
             (std::vector<double>{1, 0, 1, 0, 0, 1}));
+  // not_equal is its negation (phi's NotEqualFunctor): a NaN is not equal to itself.
+  EXPECT_EQ(ToDoubles(RunKernel("not_equal", DType::kFloat64, {&x, &y}, {}, 1)[0]),
+            (std::vector<double>{0, 1, 0, 1, 1, 0}));
   // 16-bit floats compare exactly: 1 and the next float16 (1 + 2^-10) differ.
   const Tensor hx = FromDoubles({1, 1}, {2}, DType::kFloat16);
   const Tensor hy = FromDoubles({1, 1 + 1.0 / 1024}, {2}, DType::kFloat16);
   EXPECT_EQ(ToDoubles(RunKernel("equal", DType::kFloat16, {&hx, &hy}, {}, 1)[0]),
             (std::vector<double>{1, 0}));
+  EXPECT_EQ(ToDoubles(RunKernel("not_equal", DType::kFloat16, {&hx, &hy}, {}, 1)[0]),
+            (std::vector<double>{0, 1}));
 }
 
 TEST(ElementwiseTest, IntegerArithmeticWrapsAround) {
@@ -255,8 +303,9 @@ std::string ErrorOf(const std::string& name, DType dtype, const std::vector<cons
 TEST(ElementwiseTest, ShapesThatDoNotBroadcastAreAnError) {
   const Tensor x = RandomTensor(DType::kFloat32, {2, 3}, 1);
   const Tensor y = RandomTensor(DType::kFloat32, {4}, 2);
-  for (const char* name : {"add", "subtract", "multiply", "divide", "maximum", "remainder", "equal",
-                           "less_than", "logical_and"}) {
+  for (const char* name :
+       {"add", "subtract", "multiply", "divide", "floor_divide", "maximum", "remainder", "equal",
+        "not_equal", "less_than", "greater_than", "logical_and"}) {
     EXPECT_EQ(ErrorOf(name, DType::kFloat32, {&x, &y}), "x [2, 3] and y [4] do not broadcast")
         << name;
   }
@@ -281,6 +330,8 @@ TEST(ElementwiseTest, IntegerDivisionByZeroNamesTheElement) {
   const Tensor yl = Tensor::FromVector<int64_t>({0}, {});
   EXPECT_EQ(ErrorOf("remainder", DType::kInt64, {&xl, &yl}),
             "integer remainder by zero: y[] is 0 (y [])");
+  EXPECT_EQ(ErrorOf("floor_divide", DType::kInt32, {&x, &y}),
+            "integer floor division by zero: y[1, 2] is 0 (y [2, 3])");
   // Nothing is divided when the output is empty.
   const Tensor empty = Tensor::ZerosUnchecked(DType::kInt64, {0, 3});
   EXPECT_EQ(ErrorOf("divide", DType::kInt64, {&empty, &yl}), "OK");

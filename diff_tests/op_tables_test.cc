@@ -1,0 +1,103 @@
+// The op tables checked against each other, each gap a named exception with its reason (as XLA
+// brackets its opcode lists with LINT.IfChange and IREE fails on an op left unconverted): every
+// legacy binding and every new-IR binding names a kernel the real registry has; every op of the
+// legacy schema (oldir/op_schema) has an op-compat row that translates it, or sits in the
+// not-translated list below with the reason. The tables themselves stay independent
+// (architecture.md, invariant 1): these tests only read them.
+//
+// Here, in diff_tests/, because this is the lowest layer allowed to see all of them:
+// reference_runtime must not include translator, and oldir neither of them. The oldir-only check
+// (grad rules against the schema) is in oldir/validator_test.cc.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "oldir/op_schema.h"
+#include "reference_runtime/kernel.h"
+#include "reference_runtime/legacy_bindings.h"
+#include "reference_runtime/pir_bindings.h"
+#include "translator/op_compat.h"
+
+namespace irm {
+namespace {
+
+bool RegistryHas(std::string_view kernel) {
+  return !rt::KernelRegistry::Global().DTypesOf(kernel, rt::Device::kCpu).empty();
+}
+
+// Kernels a legacy binding's hook switches to (legacy_bindings.cc): split with `num` > 0 is
+// split_with_num, tril_triu with lower=false is triu / triu_grad.
+const std::set<std::string_view> kLegacyHookKernels = {"split_with_num", "triu", "triu_grad"};
+
+TEST(OpTablesTest, EveryLegacyBindingNamesAKernelTheRegistryHas) {
+  std::vector<std::string> missing;
+  for (const rt::LegacyBinding& binding : rt::AllLegacyBindings()) {
+    if (!RegistryHas(binding.kernel)) {
+      missing.push_back(std::string(binding.op_type) + " -> " + std::string(binding.kernel));
+    }
+  }
+  for (std::string_view kernel : kLegacyHookKernels) {
+    if (!RegistryHas(kernel)) missing.push_back("(hook) " + std::string(kernel));
+  }
+  EXPECT_EQ(missing, std::vector<std::string>{});
+}
+
+TEST(OpTablesTest, EveryPirBindingNamesAKernelTheRegistryHas) {
+  const rt::PirBindings& bindings = rt::PirBindings::Global();
+  std::vector<std::string> missing;
+  for (const std::string& op : bindings.OpNames()) {
+    const rt::OpBinding* binding = bindings.Find(op);
+    ASSERT_NE(binding, nullptr) << op;
+    if (binding->kind != rt::BindingKind::kKernel) continue;
+    if (!RegistryHas(binding->kernel)) missing.push_back(op + " -> " + binding->kernel);
+  }
+  EXPECT_EQ(missing, std::vector<std::string>{});
+}
+
+// Legacy schema ops the translator does not translate, each with the reason. An op that gains a
+// translating row must leave this list (the test below fails until it does). A refusal row of the
+// op-compat table (no new op, no handler) names its reason in its note and needs no entry here.
+const std::map<std::string_view, std::string_view> kNotTranslated = {
+    {"logical_and",
+     "the pd_op dialect (newir/pd_op_dialect.cc) has no logical_and yet; the legacy executor runs "
+     "it"},
+    {"share_data",
+     "pd_op.share_data exists, but translator/op_compat.cc has no row for the legacy share_data "
+     "yet"},
+    {"elementwise_floordiv",
+     "the pd_op dialect (newir/pd_op_dialect.cc) has no floor_divide yet; the legacy executor "
+     "runs it"},
+    {"greater_than",
+     "the pd_op dialect (newir/pd_op_dialect.cc) has no greater_than yet; the legacy executor "
+     "runs it"},
+    {"not_equal",
+     "the pd_op dialect (newir/pd_op_dialect.cc) has no not_equal yet; the legacy executor runs "
+     "it"},
+};
+
+TEST(OpTablesTest, EveryLegacySchemaOpTranslatesOrIsNamedNotTranslated) {
+  std::vector<std::string> untranslated, listed_but_translated;
+  for (const oldir::OpSchema& schema : oldir::AllOpSchemas()) {
+    const translator::OpCompat* row = translator::FindOpCompat(schema.type);
+    const bool translates = translator::IsTranslatable(row);
+    const bool refused_with_reason = row != nullptr && !translates && !row->note.empty();
+    const bool listed = kNotTranslated.count(schema.type) > 0 || refused_with_reason;
+    if (!translates && !listed) untranslated.push_back(std::string(schema.type));
+    if (translates && listed) listed_but_translated.push_back(std::string(schema.type));
+  }
+  EXPECT_EQ(untranslated, std::vector<std::string>{})
+      << "give each an op-compat row (translator/op_compat.cc) or a reason in kNotTranslated";
+  EXPECT_EQ(listed_but_translated, std::vector<std::string>{})
+      << "translated now: take them out of kNotTranslated";
+  for (const auto& [type, reason] : kNotTranslated) {
+    EXPECT_NE(oldir::FindOpSchema(type), nullptr) << type << " is not a legacy schema op";
+    EXPECT_FALSE(reason.empty()) << type;
+  }
+}
+
+}  // namespace
+}  // namespace irm
