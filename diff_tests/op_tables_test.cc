@@ -68,15 +68,6 @@ const std::map<std::string_view, std::string_view> kNotTranslated = {
     {"share_data",
      "pd_op.share_data exists, but translator/op_compat.cc has no row for the legacy share_data "
      "yet"},
-    {"elementwise_floordiv",
-     "the pd_op dialect (newir/pd_op_dialect.cc) has no floor_divide yet; the legacy executor "
-     "runs it"},
-    {"greater_than",
-     "the pd_op dialect (newir/pd_op_dialect.cc) has no greater_than yet; the legacy executor "
-     "runs it"},
-    {"not_equal",
-     "the pd_op dialect (newir/pd_op_dialect.cc) has no not_equal yet; the legacy executor runs "
-     "it"},
 };
 
 TEST(OpTablesTest, EveryLegacySchemaOpTranslatesOrIsNamedNotTranslated) {

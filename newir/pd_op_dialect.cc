@@ -137,6 +137,11 @@ void AddMath(Table& t) {
   t.AddWithInplace(
       Verified(Op("remainder", "elementwise x mod y", {In("x"), In("y")}, {Out("out")}),
                VerifyElementwiseBinaryOp));
+  // floor_divide (elementwise_floordiv): ops.yaml floor_divide(Tensor x, Tensor y), inplace x ->
+  // out.
+  t.AddWithInplace(
+      Verified(Op("floor_divide", "elementwise x // y", {In("x"), In("y")}, {Out("out")}),
+               VerifyElementwiseBinaryOp));
   // backward.yaml: the binary grads keep `axis` (always -1 after translation); divide_grad also
   // reads `out`.
   for (const char* name : {"add", "subtract", "multiply"}) {
@@ -218,6 +223,8 @@ void AddMath(Table& t) {
            {Req("diagonal", AttrKind::kInt32)}));
   t.Add(Op("equal", "x == y", {In("x"), In("y")}, {Out("out")}));
   t.Add(Op("less_than", "x < y", {In("x"), In("y")}, {Out("out")}));
+  t.Add(Op("not_equal", "x != y", {In("x"), In("y")}, {Out("out")}));
+  t.Add(Op("greater_than", "x > y", {In("x"), In("y")}, {Out("out")}));
   t.Add(Op("logical_not", "!x", {In("x")}, {Out("out")}));
   t.AddWithInplace(Op("increment", "x + value", {In("x")}, {Out("out")}, {F32("value", 1.0f)}));
 }

@@ -47,9 +47,13 @@ void AddMath(std::vector<OpCompat>& t) {
   t.push_back({.legacy_type = "matmul_v2_grad", .new_op = "matmul_grad", .forward = "matmul_v2"});
   // elementwise_*: the handler reshapes Y when `axis` does not align it with X's trailing dims.
   const std::pair<std::string_view, std::string_view> binary[] = {
-      {"elementwise_add", "add"},      {"elementwise_sub", "subtract"},
-      {"elementwise_mul", "multiply"}, {"elementwise_div", "divide"},
-      {"elementwise_max", "maximum"},  {"elementwise_mod", "remainder"}};
+      {"elementwise_add", "add"},
+      {"elementwise_sub", "subtract"},
+      {"elementwise_mul", "multiply"},
+      {"elementwise_div", "divide"},
+      {"elementwise_max", "maximum"},
+      {"elementwise_mod", "remainder"},
+      {"elementwise_floordiv", "floor_divide"}};
   for (const auto& [legacy, name] : binary) {
     t.push_back({.legacy_type = legacy, .new_op = name, .handler = TranslateElementwise});
   }
@@ -94,6 +98,8 @@ void AddMath(std::vector<OpCompat>& t) {
                .handler = TranslateReduce});
   t.push_back({.legacy_type = "equal", .new_op = "equal"});
   t.push_back({.legacy_type = "less_than", .new_op = "less_than"});
+  t.push_back({.legacy_type = "not_equal", .new_op = "not_equal"});
+  t.push_back({.legacy_type = "greater_than", .new_op = "greater_than"});
   t.push_back({.legacy_type = "logical_not", .new_op = "logical_not"});
   t.push_back({.legacy_type = "increment", .new_op = "increment", .attrs = {{"step", "value"}}});
 }
