@@ -102,7 +102,8 @@ TEST_P(CorpusBundleTest, TranslationComputesTheSameBitsOnEveryRank) {
   EXPECT_GE(losses, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(StandardCases, CorpusBundleTest, ::testing::Range(0, 6),
+INSTANTIATE_TEST_SUITE_P(StandardCases, CorpusBundleTest,
+                         ::testing::Range(0, static_cast<int>((*StandardCases()).size())),
                          [](const ::testing::TestParamInfo<int>& info) {
                            return (*StandardCases()).at(static_cast<size_t>(info.param)).name;
                          });

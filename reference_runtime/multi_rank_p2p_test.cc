@@ -1,8 +1,8 @@
 // Every rank of a pipeline bundle under the two point-to-point models: the corpus's 2-stage MLP
-// pipeline (2 micro-batches) with the legacy 1F1B plan hangs under rendezvous in the pattern of
-// Paddle's 1F1B deadlock (PR #70360) — stage 0 sends micro-batch 1's activation while stage 1
-// sends micro-batch 0's gradient — and runs under buffered, with the FThenB plan's losses and
-// parameters bit for bit.
+// pipeline (2 micro-batches) under the legacy 1F1B plan (pp2_1f1b_mb2_mlp) hangs under rendezvous
+// in the pattern of Paddle's 1F1B deadlock (PR #70360) — stage 0 sends micro-batch 1's activation
+// while stage 1 sends micro-batch 0's gradient — and runs under buffered, with the FThenB plan's
+// losses and parameters bit for bit.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -41,6 +41,7 @@ StatusOr<MultiRankResult> RunUnder(const std::string& dir, P2pModel p2p) {
   MultiRankConfig config;
   config.rank_config.random_feeds = true;
   config.world.p2p = p2p;
+  config.p2p_from_bundle = false;  // the model under test, not the one bundle.json records
   return RunBundleRanks(dir, config);
 }
 
@@ -57,13 +58,17 @@ StatusOr<MultiRankResult> RunUnder(const std::string& dir, P2pModel p2p) {
 class PipelineP2pTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StatusOr<corpus::BundleCase> fthenb = corpus::PipelineFThenBMlp(2);
+    StatusOr<corpus::BundleCase> fthenb = corpus::CaseNamed("pp2_fthenb_mb2_mlp");
     ASSERT_TRUE(fthenb.ok()) << fthenb.status().ToString();
     ASSERT_TRUE(corpus::WriteBundleCase(*fthenb, fthenb_.path()).ok());
-    corpus::BundleCase one_f_one_b = *fthenb;
-    ASSERT_EQ(one_f_one_b.ranks.size(), 2u);
-    for (int stage : {0, 1}) one_f_one_b.ranks[static_cast<size_t>(stage)].plan = Legacy1F1B(stage);
-    ASSERT_TRUE(corpus::WriteBundleCase(one_f_one_b, one_f_one_b_.path()).ok());
+    StatusOr<corpus::BundleCase> one_f_one_b = corpus::CaseNamed("pp2_1f1b_mb2_mlp");
+    ASSERT_TRUE(one_f_one_b.ok()) << one_f_one_b.status().ToString();
+    // The pipeline pass wrote Paddle's legacy lists.
+    ASSERT_EQ(one_f_one_b->ranks.size(), 2u);
+    for (int stage : {0, 1}) {
+      ASSERT_EQ(one_f_one_b->ranks[static_cast<size_t>(stage)].plan, Legacy1F1B(stage));
+    }
+    ASSERT_TRUE(corpus::WriteBundleCase(*one_f_one_b, one_f_one_b_.path()).ok());
   }
 
   ScratchDir fthenb_{"fthenb"};
@@ -77,9 +82,9 @@ TEST_F(PipelineP2pTest, Legacy1F1BHangsUnderRendezvousNamingBothSends) {
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().code(), StatusCode::kInternal);
   EXPECT_EQ(run.status().message(),
-            "hang: no rank can progress: rank 0 waits in send_v2 to rank 1 (ring 1, job forward, "
-            "micro-batch 1, step 1, op 4); rank 1 waits in send_v2 to rank 0 (ring 2, job "
-            "backward, micro-batch 0, step 1, op 12)");
+            "hang: no rank can progress: rank 0 waits in send_v2 to rank 1 (ring 0, job forward, "
+            "micro-batch 1, step 1, op 5); rank 1 waits in send_v2 to rank 0 (ring 1, job "
+            "backward, micro-batch 0, step 1, op 13)");
 }
 
 TEST_F(PipelineP2pTest, Legacy1F1BUnderBufferedEqualsFThenBBitForBit) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
+#include "diff_tests/corpus/bundle_comm_program.h"
 #include "oldir/bundle.h"
 #include "schedules/action_comm.h"
 #include "schedules/action_csv.h"
@@ -24,7 +25,6 @@
 #include "schedules/plan_check.h"
 #include "schedules/schedule_trace.h"
 #include "schedules/simulator.h"
-#include "tools/bundle_comm_program.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -308,7 +308,7 @@ StatusOr<Source> LoadSource(const ScheduleCommand& c) {
           sched::CheckJobList(jobs, bundle.micro_batches,
                               Location::File(oldir::RankFile(c.input, rank.rank, "plan.json")))));
     }
-    IRM_ASSIGN_OR_RETURN(source.program, BundleCommProgram(bundle, c.input));
+    IRM_ASSIGN_OR_RETURN(source.program, corpus::BundleCommProgram(bundle, c.input));
     return source;
   }
   std::vector<int> stage_to_rank;

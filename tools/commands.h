@@ -15,6 +15,7 @@
 #include "oldir/optimizer.h"
 #include "oldir/program_io.h"
 #include "reference_runtime/kernel.h"
+#include "schedules/paddle_schedule.h"
 #include "tools/ir_format.h"
 #include "translator/translate.h"
 
@@ -101,6 +102,8 @@ struct BuildCommand {
   // A dist sidecar (oldir/dist_sidecar.h) giving every parameter its dims_mapping over the mp
   // mesh, in place of the zoo's Megatron placements. Empty: those.
   std::string annotations;
+  // A pipeline's job lists: Paddle's legacy form or its PIR form (recv_forward / send_backward).
+  schedules::JobListIr job_lists = schedules::JobListIr::kLegacy;
 };
 int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err);
 

@@ -381,6 +381,15 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   build_app->add_option("--annotations", build.annotations,
                         "A dist sidecar (binary or text) placing every parameter over the "
                         "model-parallel mesh, in place of the Megatron placements");
+  AddNamedOption(
+      build_app, "--job-lists", &build.job_lists, {"legacy", "pir"},
+      [](std::string_view name) -> std::optional<schedules::JobListIr> {
+        if (name == "legacy") return schedules::JobListIr::kLegacy;
+        if (name == "pir") return schedules::JobListIr::kPir;
+        return std::nullopt;
+      },
+      "A pipeline's jobs as Paddle's legacy passes make them (legacy, default) or as its PIR "
+      "passes do (pir: recv_forward and send_backward jobs for 1F1B and VPP)");
   AddOptimizerOptions(build_app, &build.optimizer);
   CLI::App* mlp_app = build_app->add_subcommand("mlp", "Linear layers with an activation");
   AddMlpOptions(mlp_app, &build.mlp);
@@ -388,8 +397,8 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   AddGptOptions(gpt_app, &build.gpt);
   CLI::App* corpus_app = build_app->add_subcommand(
       "corpus",
-      "The parity corpus's distributed MLP bundles (data, tensor and pipeline parallel, "
-      "gradient merge), each in OUTPUT/<case>");
+      "The parity corpus: distributed bundles the legacy passes make from strategies (data, "
+      "tensor and pipeline parallel, gradient merge, hybrids), each in OUTPUT/<case>");
   // Options of `build` may also follow the model name: `build gpt --layers 2 -o OUT`.
   mlp_app->fallthrough();
   gpt_app->fallthrough();

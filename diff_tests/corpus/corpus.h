@@ -1,49 +1,53 @@
-// The parity corpus's distributed legacy bundles, written by hand in the style of what Paddle's
-// static auto-parallel passes leave behind, on the model zoo's MLP:
-//   - data parallel: every rank the whole model; after the backward pass each parameter gradient
-//     is summed over the ranks in place (`c_allreduce_sum`, ring 0) and scaled by 1/N (`scale`);
-//   - tensor parallel (Megatron MLP block): `c_identity` on the block's input, a column-parallel
-//     matmul (weight sharded along its columns), a row-parallel matmul (sharded along its rows)
-//     whose partial products are summed by `c_allreduce_sum`, and the `c_allreduce_sum` of the
-//     input's gradient in the backward pass;
-//   - a 2-stage pipeline: forward / backward / optimizer job programs per stage, activations and
-//     their gradients passed by `send_v2` / `recv_v2` on one process group per direction, an
-//     FThenB plan over m micro-batches, and gradient merge (`<param>@GRAD@MERGE` buffers summed
-//     by the backward jobs, scaled by 1/m, applied and zeroed by the optimizer job);
-//   - gradient merge with the conditional block (data parallel over 2 ranks, k steps): the
-//     backward pass adds each reduced gradient into its merge buffer and counts steps; a
-//     `conditional_block` runs every k-th step the 1/k scale, the optimizer and the buffers'
-//     reset (`set_value` to 0).
-// Every case also records what a run feeds and fetches, its steps and seed in bundle.json.
+// The parity corpus: distributed legacy bundles generated from strategies. Each case is a recipe
+// (model_bundle.h: a zoo model's config, its optimizer, a strategy JSON, steps, seed and batch
+// size) made by the legacy passes (oldir/passes/apply_strategy.h) exactly as
+// `ir-migrate build mlp|gpt --strategy` makes it — data and tensor parallel, pipelines under
+// FThenB, 1F1B, VPP and ZBH1, gradient merge, and their hybrids.
+// `ir-migrate build corpus` writes every case (CorpusCases) in a folder of its name.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
-#include "diff_tests/corpus/bundle_case.h"
+#include "diff_tests/corpus/model_bundle.h"
 
 namespace irm::corpus {
 
-struct CorpusOptions {
-  int64_t batch = 4;  // rows per rank and step (per micro-batch for the pipeline)
-  int steps = 3;
-  int32_t seed = 2024;
+// One corpus bundle: what the passes made of `recipe` (the ModelBundle), named.
+struct BundleCase : ModelBundle {
+  std::string name;         // "dp2_mlp": the case's directory name in a corpus
+  std::string description;  // one line, for reports
+  ModelRecipe recipe;       // what it is made from
+  std::string strategy;     // the recipe's strategy as JSON text ("" for the serial case)
 };
 
-// "dp<ranks>_mlp".
-StatusOr<BundleCase> DataParallelMlp(int ranks, const CorpusOptions& options = {});
-// "serial_mlp<batch>": the data-parallel case's model on one rank, without communication, fed
-// `batch` rows per step (ranks × the data-parallel batch to compare with it).
-StatusOr<BundleCase> SerialMlp(int64_t batch, const CorpusOptions& options = {});
-// "tp<ranks>_mlp"; ranks must divide the block's hidden width (16).
-StatusOr<BundleCase> TensorParallelMlp(int ranks, const CorpusOptions& options = {});
-// "pp2_fthenb_mb<micro_batches>_mlp".
-StatusOr<BundleCase> PipelineFThenBMlp(int micro_batches, const CorpusOptions& options = {});
-// "dp2_gm<k_steps>_mlp".
-StatusOr<BundleCase> GradientMergeMlp(int k_steps, const CorpusOptions& options = {});
+// The distributed cases the parity tests run, in this order (the first six are the corpus's
+// original cases; the rest came with the passes):
+//   dp2_mlp, dp4_mlp, tp2_mlp, pp2_fthenb_mb2_mlp, pp2_fthenb_mb4_mlp, dp2_gm2_mlp,
+//   pp2_1f1b_mb2_mlp, pp2_vpp2_mb4_mlp, pp2_zbh1_mb2_mlp, tp2_gpt, dp2_tp2_mlp, dp2_pp2_mlp,
+//   dp2_tp2_pp2_gpt.
+// An error means a pass or the zoo broke: the recipes are fixed.
+StatusOr<std::vector<BundleCase>> StandardCases();
 
-// The cases the parity tests run: dp2, dp4, tp2, pp2 with 2 and 4 micro-batches, gm2.
-StatusOr<std::vector<BundleCase>> StandardCases(const CorpusOptions& options = {});
+// Everything `build corpus` writes: the standard cases, then serial_mlp8 (dp2_mlp's model on one
+// rank, the serial run of its 2 × 4-row global batch).
+StatusOr<std::vector<BundleCase>> CorpusCases();
+
+// The corpus case of that name (kNotFound listing the names otherwise).
+StatusOr<BundleCase> CaseNamed(std::string_view name);
+
+// "dp<ranks>_mlp": the corpus MLP, data parallel over `ranks`.
+StatusOr<BundleCase> DataParallelMlp(int ranks);
+// "serial_mlp<batch>": the corpus MLP on one rank, without communication, for runs of `batch`
+// rows per step (ranks × the data-parallel batch to compare with it).
+StatusOr<BundleCase> SerialMlp(int64_t batch);
+
+// Writes the case into `dir` as `build` writes a bundle (WriteModelBundle), with protobuf text
+// copies of the programs beside them when `text_copies`.
+Status WriteBundleCase(const BundleCase& bundle_case, const std::string& dir,
+                       bool text_copies = false);
 
 }  // namespace irm::corpus

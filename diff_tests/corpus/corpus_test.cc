@@ -1,216 +1,176 @@
-// The corpus builders: every case writes a bundle that reads back and validates without a
-// finding, and each parallelisation put its ops where Paddle's passes put them.
+// The corpus generated from strategies: the documented cases in order, each with the world its
+// strategy asks for and that strategy recorded in bundle.json as `build` records it, programs
+// that validate, pipelines with Paddle's job lists and the point-to-point model those need.
 #include "diff_tests/corpus/corpus.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <set>
+#include <algorithm>
+#include <string>
+#include <vector>
 
+#include "common/scratch_dir_test_support.h"
 #include "oldir/bundle.h"
+#include "oldir/validator.h"
 
 namespace irm::corpus {
 namespace {
 
-namespace fs = std::filesystem;
-namespace proto = oldir::proto;
-
-std::vector<std::string> OpTypes(const oldir::Program& program, int block = 0) {
-  std::vector<std::string> types;
-  for (const proto::OpDesc& op : program.desc().blocks(block).ops()) types.push_back(op.type());
-  return types;
+std::vector<oldir::PlanJob> Jobs(const std::vector<std::pair<std::string, int>>& jobs) {
+  std::vector<oldir::PlanJob> plan;
+  for (const auto& job : jobs) plan.push_back({job.first, job.second});
+  return plan;
 }
 
-int Count(const std::vector<std::string>& types, const std::string& type) {
-  return static_cast<int>(std::count(types.begin(), types.end(), type));
-}
-
-const proto::OpDesc::Attr* Attr(const proto::OpDesc& op, const std::string& name) {
-  for (const proto::OpDesc::Attr& attr : op.attrs()) {
-    if (attr.name() == name) return &attr;
+int Count(const oldir::Program& program, const std::string& type) {
+  int n = 0;
+  for (const oldir::proto::BlockDesc& block : program.desc().blocks()) {
+    for (const oldir::proto::OpDesc& op : block.ops()) n += op.type() == type ? 1 : 0;
   }
-  return nullptr;
+  return n;
 }
 
-// The ops of `type` in the root block.
-std::vector<const proto::OpDesc*> Ops(const oldir::Program& program, const std::string& type) {
-  std::vector<const proto::OpDesc*> ops;
-  for (const proto::OpDesc& op : program.desc().blocks(0).ops()) {
-    if (op.type() == type) ops.push_back(&op);
-  }
-  return ops;
-}
-
-const oldir::Program& Main(const BundleCase& c, int rank) {
-  return c.ranks.at(rank).jobs.at("main");
-}
-
-TEST(CorpusTest, EveryStandardCaseWritesABundleThatValidates) {
+TEST(CorpusTest, TheStandardCasesAreTheDocumentedOnesInOrder) {
   StatusOr<std::vector<BundleCase>> cases = StandardCases();
   ASSERT_TRUE(cases.ok()) << cases.status().ToString();
-  std::set<std::string> names;
+  std::vector<std::string> names;
+  for (const BundleCase& c : *cases) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "dp2_mlp", "dp4_mlp", "tp2_mlp", "pp2_fthenb_mb2_mlp", "pp2_fthenb_mb4_mlp",
+                       "dp2_gm2_mlp", "pp2_1f1b_mb2_mlp", "pp2_vpp2_mb4_mlp", "pp2_zbh1_mb2_mlp",
+                       "tp2_gpt", "dp2_tp2_mlp", "dp2_pp2_mlp", "dp2_tp2_pp2_gpt"}));
+  StatusOr<std::vector<BundleCase>> all = CorpusCases();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), cases->size() + 1);
+  EXPECT_EQ(all->back().name, "serial_mlp8");
+}
+
+// The world of each case is the product of its strategy's degrees, every rank has its programs,
+// and bundle.json's strategy names the axes in use, the model and the optimizer (docs/bundle.md).
+TEST(CorpusTest, EveryCaseHasItsStrategysWorldAndRecordsTheStrategy) {
+  struct Want {
+    std::string name;
+    int world;
+    std::string kind, model, optimizer;
+  };
+  const std::vector<Want> wants = {
+      {"dp2_mlp", 2, "data_parallel", "mlp", "sgd"},
+      {"dp4_mlp", 4, "data_parallel", "mlp", "sgd"},
+      {"tp2_mlp", 2, "tensor_parallel", "mlp", "sgd"},
+      {"pp2_fthenb_mb4_mlp", 2, "pipeline", "mlp", "sgd"},
+      {"tp2_gpt", 2, "tensor_parallel", "gpt", "adamw"},
+      {"dp2_pp2_mlp", 4, "data_parallel+pipeline", "mlp", "sgd"},
+      {"dp2_tp2_pp2_gpt", 8, "data_parallel+pipeline+tensor_parallel", "gpt", "adamw"},
+      {"serial_mlp8", 1, "single", "mlp", "sgd"},
+  };
+  for (const Want& want : wants) {
+    SCOPED_TRACE(want.name);
+    StatusOr<BundleCase> c = CaseNamed(want.name);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_EQ(c->bundle.world_size, want.world);
+    EXPECT_EQ(c->ranks.size(), static_cast<size_t>(want.world));
+    EXPECT_EQ(c->bundle.strategy.value("kind", ""), want.kind);
+    EXPECT_EQ(c->bundle.strategy.value("model", ""), want.model);
+    EXPECT_EQ(c->bundle.strategy.value("optimizer", ""), want.optimizer);
+    if (want.world > 1) {
+      EXPECT_EQ(c->bundle.strategy.value("world_size", 0), want.world);
+    }
+    EXPECT_EQ(c->bundle.seed, 2024);
+    EXPECT_EQ(c->bundle.fetches, std::vector<std::string>{"mean_0.tmp_0"});
+  }
+}
+
+TEST(CorpusTest, EveryCaseWritesABundleThatReadsBackAndValidates) {
+  StatusOr<std::vector<BundleCase>> cases = CorpusCases();
+  ASSERT_TRUE(cases.ok()) << cases.status().ToString();
   for (const BundleCase& c : *cases) {
     SCOPED_TRACE(c.name);
-    EXPECT_TRUE(names.insert(c.name).second);
-    const std::string dir =
-        (fs::path(::testing::TempDir()) / ("irm_corpus_" + std::to_string(::getpid()) + c.name))
-            .string();
-    fs::remove_all(dir);
-    ASSERT_TRUE(WriteBundleCase(c, dir).ok());
-    StatusOr<oldir::Bundle> back = oldir::ReadBundle(dir);
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
-    EXPECT_EQ(back->world_size, static_cast<int>(c.ranks.size()));
-    oldir::BundleCheck check = oldir::CheckBundle(*back, dir);
-    EXPECT_TRUE(check.usable);
-    EXPECT_EQ(check.findings.Render(), "");
-    fs::remove_all(dir);
-  }
-}
-
-TEST(CorpusTest, DataParallelSumsAndAveragesEveryGradientBeforeTheUpdate) {
-  StatusOr<BundleCase> c = DataParallelMlp(4);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->name, "dp4_mlp");
-  ASSERT_EQ(c->ranks.size(), 4u);
-  const oldir::Program& main = Main(*c, 0);
-  const auto reduces = Ops(main, "c_allreduce_sum");
-  const auto updates = Ops(main, "sgd");
-  ASSERT_EQ(reduces.size(), 6u);  // 3 layers x (weight, bias)
-  ASSERT_EQ(updates.size(), 6u);
-  const auto& ops = main.desc().blocks(0).ops();
-  for (const proto::OpDesc* reduce : reduces) {
-    const std::string grad = reduce->inputs(0).arguments(0);
-    EXPECT_EQ(reduce->outputs(0).arguments(0), grad);  // in place
-    EXPECT_EQ(Attr(*reduce, "ring_id")->i(), 0);
-    // The next op scales the same gradient by 1/4 in place.
-    const int at = static_cast<int>(reduce - &ops.Get(0));
-    const proto::OpDesc& scale = ops.Get(at + 1);
-    EXPECT_EQ(scale.type(), "scale");
-    EXPECT_EQ(scale.inputs(0).arguments(0), grad);
-    EXPECT_FLOAT_EQ(Attr(scale, "scale")->f(), 0.25f);
-  }
-  // Every rank runs the very same programs.
-  for (int r = 1; r < 4; ++r) {
-    EXPECT_EQ(Main(*c, r).desc().SerializeAsString(), main.desc().SerializeAsString());
-  }
-  EXPECT_EQ(c->bundle.strategy["dp_degree"], 4);
-}
-
-TEST(CorpusTest, TensorParallelShardsTheBlockAndReducesForwardAndBackward) {
-  StatusOr<BundleCase> c = TensorParallelMlp(2);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
-  const oldir::Program& main = Main(*c, 0);
-  const std::vector<std::string> types = OpTypes(main);
-  EXPECT_EQ(Count(types, "c_identity"), 1);
-  EXPECT_EQ(Count(types, "c_allreduce_sum"), 2);
-  // c_identity's output feeds the column matmul; the row matmul's output feeds the all-reduce.
-  const proto::OpDesc* identity = Ops(main, "c_identity").at(0);
-  const std::string h0_tp = identity->outputs(0).arguments(0);
-  int readers = 0;
-  for (const proto::OpDesc& op : main.desc().blocks(0).ops()) {
-    for (const auto& slot : op.inputs()) {
-      for (const std::string& arg : slot.arguments()) readers += arg == h0_tp;
+    ScratchDir dir("corpus_" + c.name);
+    ASSERT_TRUE(WriteBundleCase(c, dir.path()).ok());
+    StatusOr<oldir::Bundle> read = oldir::ReadBundle(dir.path());
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(read->world_size, c.bundle.world_size);
+    EXPECT_EQ(read->steps, c.recipe.steps);
+    ASSERT_EQ(read->ranks.size(), c.ranks.size());
+    for (const oldir::passes::RankPrograms& rank : c.ranks) {
+      for (const oldir::Program* program : {&rank.startup, &rank.main}) {
+        const Diagnostics findings = oldir::ValidateProgram(*program);
+        EXPECT_FALSE(findings.HasErrors()) << findings.Render();
+      }
     }
   }
-  EXPECT_EQ(readers, 2);  // matmul_v2 and matmul_v2_grad
-  const auto reduces = Ops(main, "c_allreduce_sum");
-  EXPECT_EQ(Attr(*reduces[0], "op_role")->i(), 0);
-  EXPECT_EQ(reduces[1]->inputs(0).arguments(0), identity->inputs(0).arguments(0) + "@GRAD");
-  EXPECT_EQ(Attr(*reduces[1], "op_role")->i(), 1);
-  // The shards are [8, 8] and [8, 8] of the 16-wide block, initialised differently per rank.
-  auto seeds = [&](int rank) {
-    std::vector<int> s;
-    for (const proto::OpDesc& op : c->ranks[rank].startup.desc().blocks(0).ops()) {
-      if (const auto* seed = Attr(op, "seed")) s.push_back(seed->i());
-    }
-    return s;
-  };
-  EXPECT_NE(seeds(0), seeds(1));
-  EXPECT_EQ(TensorParallelMlp(3).status().message(),
-            "tensor parallelism over 3 ranks: the ranks must be at least 2 and divide the block "
-            "width 16");
 }
 
-TEST(CorpusTest, PipelineSplitsStagesIntoJobsWithSendRecvAtTheCut) {
-  StatusOr<BundleCase> c = PipelineFThenBMlp(4);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
-  ASSERT_EQ(c->ranks.size(), 2u);
-  EXPECT_EQ(c->bundle.micro_batches, 4);
-  EXPECT_EQ(c->bundle.feeds.at(0).shape.at(0), 16);  // 4 micro-batches of 4 rows
-  const std::vector<oldir::PlanJob> want = {{"forward", 0},  {"forward", 1},  {"forward", 2},
-                                            {"forward", 3},  {"backward", 0}, {"backward", 1},
-                                            {"backward", 2}, {"backward", 3}, {"optimizer", 0}};
-  for (const RankPrograms& rank : c->ranks) EXPECT_EQ(rank.plan, want);
+// Paddle's legacy job lists for p = 2, m = 2 (python/paddle/distributed/passes/
+// pipeline_scheduler_pass/pipeline_fthenb.py and pipeline_1f1b.py, `_create_job_list`): FThenB
+// runs every forward, then every backward; 1F1B warms up with p - s forwards, then alternates.
+// Legacy 1F1B's stage 0 sends micro-batch 1's activation while stage 1 sends micro-batch 0's
+// gradient (Paddle PR #70360): its bundle records the buffered model with one message in flight.
+TEST(CorpusTest, PipelinesCarryPaddlesJobListsAndThePointToPointModelTheyNeed) {
+  ScratchDir fthenb_dir("corpus_fthenb");
+  StatusOr<BundleCase> fthenb = CaseNamed("pp2_fthenb_mb2_mlp");
+  ASSERT_TRUE(fthenb.ok()) << fthenb.status().ToString();
+  ASSERT_TRUE(WriteBundleCase(*fthenb, fthenb_dir.path()).ok());
+  StatusOr<oldir::Bundle> read = oldir::ReadBundle(fthenb_dir.path());
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->micro_batches, 2);
+  EXPECT_FALSE(read->p2p.has_value());
+  const std::vector<oldir::PlanJob> all_forwards_first =
+      Jobs({{"forward", 0}, {"forward", 1}, {"backward", 0}, {"backward", 1}, {"optimizer", 0}});
+  for (const oldir::BundleRank& rank : read->ranks) EXPECT_EQ(rank.plan, all_forwards_first);
 
-  const auto& s0 = c->ranks[0].jobs;
-  const auto& s1 = c->ranks[1].jobs;
-  const std::vector<std::string> f0 = OpTypes(s0.at("forward"));
-  const std::vector<std::string> f1 = OpTypes(s1.at("forward"));
-  const std::vector<std::string> b0 = OpTypes(s0.at("backward"));
-  const std::vector<std::string> b1 = OpTypes(s1.at("backward"));
-  EXPECT_EQ(f0.back(), "send_v2");
-  EXPECT_EQ(Count(f0, "recv_v2"), 0);
-  EXPECT_EQ(f1.at(1), "recv_v2");  // after the label's feed
-  EXPECT_EQ(f1.back(), "fetch");
-  EXPECT_EQ(b0.front(), "recv_v2");
-  EXPECT_EQ(Count(b1, "send_v2"), 1);
-  EXPECT_EQ(Count(f0, "matmul_v2") + Count(f1, "matmul_v2"), 3);
-  EXPECT_EQ(Count(f0, "matmul_v2"), 1);
-  // Peers: forward on ring 1 ([0, 1]), backward on ring 2 ([1, 0]).
-  const proto::OpDesc* send_act = Ops(s0.at("forward"), "send_v2").at(0);
-  EXPECT_EQ(Attr(*send_act, "ring_id")->i(), 1);
-  EXPECT_EQ(Attr(*send_act, "peer")->i(), 1);
-  const proto::OpDesc* recv_grad = Ops(s0.at("backward"), "recv_v2").at(0);
-  EXPECT_EQ(Attr(*recv_grad, "ring_id")->i(), 2);
-  EXPECT_EQ(Attr(*recv_grad, "peer")->i(), 0);
-  EXPECT_EQ(std::vector<int>(Attr(*recv_grad, "out_shape")->ints().begin(),
-                             Attr(*recv_grad, "out_shape")->ints().end()),
-            (std::vector<int>{4, 8}));
-  // Gradient merge: stage 0 merges its 2 gradients, stage 1 its 4; the optimizer job averages
-  // over the 4 micro-batches, applies and resets.
-  EXPECT_EQ(Count(b0, "elementwise_add"), 2 + 0);
-  const std::vector<std::string> o1 = OpTypes(s1.at("optimizer"));
-  EXPECT_EQ(Count(o1, "scale"), 4);
-  EXPECT_EQ(Count(o1, "sgd"), 4);
-  EXPECT_EQ(Count(o1, "set_value"), 4);
-  EXPECT_FLOAT_EQ(Attr(*Ops(s1.at("optimizer"), "scale").at(0), "scale")->f(), 0.25f);
-  // Each stage's startup initialises only what its jobs use.
-  std::set<std::string> init0;
-  for (const proto::OpDesc& op : c->ranks[0].startup.desc().blocks(0).ops()) {
-    init0.insert(op.outputs(0).arguments(0));
-  }
-  EXPECT_TRUE(init0.count("linear_0.w_0"));
-  EXPECT_FALSE(init0.count("linear_2.w_0"));
+  ScratchDir one_f_one_b_dir("corpus_1f1b");
+  StatusOr<BundleCase> one_f_one_b = CaseNamed("pp2_1f1b_mb2_mlp");
+  ASSERT_TRUE(one_f_one_b.ok()) << one_f_one_b.status().ToString();
+  ASSERT_TRUE(WriteBundleCase(*one_f_one_b, one_f_one_b_dir.path()).ok());
+  read = oldir::ReadBundle(one_f_one_b_dir.path());
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->p2p, schedules::P2pModel::Buffered(1));
+  ASSERT_EQ(read->ranks.size(), 2u);
+  EXPECT_EQ(read->ranks[0].plan, all_forwards_first);
+  EXPECT_EQ(
+      read->ranks[1].plan,
+      Jobs({{"forward", 0}, {"backward", 0}, {"forward", 1}, {"backward", 1}, {"optimizer", 0}}));
+  // The activations and their gradients cross the stages.
+  EXPECT_GT(Count(one_f_one_b->ranks[0].jobs.at("forward"), "send_v2"), 0);
+  EXPECT_GT(Count(one_f_one_b->ranks[1].jobs.at("forward"), "recv_v2"), 0);
 }
 
-TEST(CorpusTest, GradientMergeRunsTheUpdateInAConditionalBlock) {
-  StatusOr<BundleCase> c = GradientMergeMlp(2);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
-  const oldir::Program& main = Main(*c, 0);
-  ASSERT_EQ(main.num_blocks(), 2);
-  const std::vector<std::string> root = OpTypes(main, 0);
-  const std::vector<std::string> sub = OpTypes(main, 1);
-  EXPECT_EQ(Count(root, "conditional_block"), 1);
-  EXPECT_EQ(Count(root, "sgd"), 0);
-  EXPECT_EQ(Count(sub, "sgd"), 6);
-  EXPECT_EQ(Count(sub, "scale"), 6);
-  EXPECT_EQ(Count(sub, "set_value"), 6);
-  EXPECT_EQ(Count(root, "increment"), 1);
-  EXPECT_EQ(Count(root, "elementwise_mod"), 1);
-  EXPECT_EQ(Count(root, "equal"), 1);
-  EXPECT_GE(c->bundle.steps, 4);
-  const proto::OpDesc* cond = Ops(main, "conditional_block").at(0);
-  EXPECT_EQ(cond->inputs(0).parameter(), "Cond");
-  EXPECT_EQ(cond->inputs(0).arguments(0), "gradient_merge_cond");
+// Data parallel: each gradient summed over the replicas (c_allreduce_sum); gradient merge adds the
+// conditional block that applies the merged update every k_steps-th step.
+TEST(CorpusTest, DataParallelAndGradientMergeCarryTheirCommunicationAndMerge) {
+  StatusOr<BundleCase> dp = CaseNamed("dp2_mlp");
+  ASSERT_TRUE(dp.ok()) << dp.status().ToString();
+  // 3 linears: a weight and a bias each.
+  EXPECT_EQ(Count(dp->ranks[1].main, "c_allreduce_sum"), 6);
+  StatusOr<BundleCase> gm = CaseNamed("dp2_gm2_mlp");
+  ASSERT_TRUE(gm.ok()) << gm.status().ToString();
+  EXPECT_EQ(gm->k_steps, 2);
+  EXPECT_EQ(gm->bundle.steps % gm->k_steps, 0);
+  EXPECT_EQ(Count(gm->ranks[0].main, "conditional_block"), 1);
+  StatusOr<BundleCase> serial = CaseNamed("serial_mlp8");
+  ASSERT_TRUE(serial.ok()) << serial.status().ToString();
+  EXPECT_EQ(Count(serial->ranks[0].main, "c_allreduce_sum"), 0);
 }
 
-TEST(CorpusTest, RejectsImpossibleShapes) {
-  EXPECT_EQ(DataParallelMlp(1).status().message(),
-            "data parallelism needs at least 2 ranks, not 1");
-  EXPECT_EQ(PipelineFThenBMlp(0).status().message(),
-            "a pipeline needs at least 1 micro-batch, not 0");
-  EXPECT_EQ(GradientMergeMlp(0).status().message(), "gradient merge needs k_steps >= 1, not 0");
+TEST(CorpusTest, AnUnknownCaseIsNotFoundAndTheCasesAreListed) {
+  StatusOr<BundleCase> c = CaseNamed("pp3_mlp");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(c.status().message().find("no corpus case 'pp3_mlp'"), std::string::npos);
+  EXPECT_NE(c.status().message().find("dp2_tp2_pp2_gpt, serial_mlp8"), std::string::npos);
+}
+
+TEST(CorpusTest, TheNamedBuildersMakeTheCasesOfTheirNames) {
+  StatusOr<BundleCase> dp4 = DataParallelMlp(4);
+  ASSERT_TRUE(dp4.ok()) << dp4.status().ToString();
+  EXPECT_EQ(dp4->name, "dp4_mlp");
+  EXPECT_EQ(dp4->ranks.size(), 4u);
+  StatusOr<BundleCase> serial = SerialMlp(16);
+  ASSERT_TRUE(serial.ok()) << serial.status().ToString();
+  EXPECT_EQ(serial->name, "serial_mlp16");
+  EXPECT_EQ(serial->ranks.size(), 1u);
+  EXPECT_FALSE(serial->recipe.strategy.has_value());
 }
 
 }  // namespace

@@ -82,7 +82,8 @@ StatusOr<DistributedPrograms> ApplyStrategy(const Program& startup, const Progra
     if (stage) {
       stage->main = programs.main;
       std::map<std::string, ShardSlice> shards = std::move(programs.shards);
-      IRM_ASSIGN_OR_RETURN(programs, SplitPipelineJobs(*stage, strategy.pipeline));
+      IRM_ASSIGN_OR_RETURN(programs,
+                           SplitPipelineJobs(*stage, strategy.pipeline, options.job_lists));
       programs.shards = std::move(shards);
     } else if (strategy.gradient_merge.enable) {
       GradientMergeOptions merge;

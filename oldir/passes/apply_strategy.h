@@ -19,6 +19,7 @@
 #include "oldir/passes/placements.h"
 #include "oldir/passes/strategy.h"
 #include "oldir/program.h"
+#include "schedules/paddle_schedule.h"
 
 namespace irm::oldir::passes {
 
@@ -29,6 +30,9 @@ struct ApplyStrategyOptions {
   // The parameters' model-parallel placements; unset: the zoo's Megatron placements
   // (MegatronPlacements). Used only with mp_degree > 1.
   std::optional<Placements> placements;
+  // The form of a pipeline's job programs and plans (SplitPipelineJobs): kPir splits 1F1B and VPP
+  // stages into recv_forward / send_backward jobs as Paddle's PIR passes do.
+  schedules::JobListIr job_lists = schedules::JobListIr::kLegacy;
 };
 
 // The per-rank programs of `strategy` applied to the serial (startup, main), ranks laid out as

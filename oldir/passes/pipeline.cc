@@ -12,7 +12,8 @@
 namespace irm::oldir::passes {
 
 StatusOr<DistributedPrograms> ApplyPipeline(const Program& startup, const Program& main,
-                                            const Strategy& strategy, int64_t micro_batch_size) {
+                                            const Strategy& strategy, int64_t micro_batch_size,
+                                            schedules::JobListIr job_lists) {
   if (strategy.dp_degree != 1 || strategy.mp_degree != 1 || !strategy.pipeline.enable ||
       strategy.pp_degree < 2) {
     return Status(StatusCode::kInvalidArgument, Location::File("strategy").AtAttr("pp_degree"),
@@ -37,7 +38,7 @@ StatusOr<DistributedPrograms> ApplyPipeline(const Program& startup, const Progra
   programs.world_size = topology.world_size();
   programs.micro_batches = strategy.pipeline.accumulate_steps;
   for (const StagePrograms& stage : stages) {
-    IRM_ASSIGN_OR_RETURN(RankPrograms rank, SplitPipelineJobs(stage, strategy.pipeline));
+    IRM_ASSIGN_OR_RETURN(RankPrograms rank, SplitPipelineJobs(stage, strategy.pipeline, job_lists));
     programs.ranks.push_back(std::move(rank));
   }
   programs.process_groups = rings.groups();

@@ -154,30 +154,79 @@ std::set<std::string> RequiredVars(const Program& program) {
   return required;
 }
 
-// The job types of a schedule's programs, in Paddle's order.
-std::vector<std::string> JobTypes(sched::PaddleMode mode, int vpp) {
+// The job types of a schedule's programs, in Paddle's order; `recv_send`: with the PIR passes'
+// recv_forward / send_backward programs (pipeline_1f1b.py `_partial_pir_programs`,
+// pipeline_vpp.py `_split_program_for_vpp`).
+std::vector<std::string> JobTypes(sched::PaddleMode mode, int vpp, bool recv_send) {
   switch (mode) {
     case sched::PaddleMode::kVpp: {
       std::vector<std::string> types;
-      for (int c = 0; c < vpp; ++c) types.push_back(fmt::format("forward{}", c));
-      for (int c = vpp - 1; c >= 0; --c) types.push_back(fmt::format("backward{}", c));
+      for (int c = 0; c < vpp; ++c) {
+        if (recv_send) types.push_back(fmt::format("recv_forward{}", c));
+        types.push_back(fmt::format("forward{}", c));
+      }
+      for (int c = vpp - 1; c >= 0; --c) {
+        types.push_back(fmt::format("backward{}", c));
+        if (recv_send) types.push_back(fmt::format("send_backward{}", c));
+      }
       types.push_back("optimizer");
       return types;
     }
     case sched::PaddleMode::kZbh1:
       return {"forward", "backward", "backward_b", "backward_w", "optimizer"};
     default:
+      if (recv_send) return {"recv_forward", "forward", "backward", "send_backward", "optimizer"};
       return {"forward", "backward", "optimizer"};
   }
+}
+
+// The ops of `root` that the PIR split moves out of forward and backward: 1 for a forward-role
+// recv_v2 (recv_forward), 2 for a backward-role send_v2 and the c_sync_calc_stream that
+// InsertSendSyncs put right before it on the same var (send_backward), 0 otherwise.
+std::vector<int> RecvSendOps(const Block& root) {
+  std::vector<int> moved(static_cast<size_t>(root.num_ops()), 0);
+  for (int i = 0; i < root.num_ops(); ++i) {
+    const proto::OpDesc& op = root.op(i).desc();
+    const int role = Op(&op).role();
+    if (op.type() == "recv_v2" && !IsBackward(role) && !IsOptimize(role)) {
+      moved[static_cast<size_t>(i)] = 1;
+    } else if (op.type() == "send_v2" && IsBackward(role)) {
+      moved[static_cast<size_t>(i)] = 2;
+      if (i > 0) {
+        const proto::OpDesc& before = root.op(i - 1).desc();
+        if (before.type() == "c_sync_calc_stream" && SentVar(before) == SentVar(op)) {
+          moved[static_cast<size_t>(i - 1)] = 2;
+        }
+      }
+    }
+  }
+  return moved;
 }
 
 }  // namespace
 
 StatusOr<RankPrograms> SplitPipelineJobs(const StagePrograms& stage,
-                                         const PipelineStrategy& pipeline) {
+                                         const PipelineStrategy& pipeline,
+                                         sched::JobListIr job_lists) {
   const Location where = Location::File("pipeline").AtAttr("schedule_mode");
   IRM_ASSIGN_OR_RETURN(const sched::PaddleMode mode,
                        sched::ParsePaddleMode(pipeline.schedule_mode));
+  const bool pir = job_lists == sched::JobListIr::kPir;
+  if (pir && mode != sched::PaddleMode::kFThenB && mode != sched::PaddleMode::k1F1B &&
+      mode != sched::PaddleMode::kVpp) {
+    // static/pir_pass.py::pipeline_pass: "pipeline scheduler only support FThenB, 1F1B and VPP".
+    return Status(StatusCode::kInvalidArgument, where,
+                  fmt::format("{} has no PIR form: Paddle's PIR pipeline pass supports only "
+                              "FThenB, 1F1B and VPP",
+                              pipeline.schedule_mode));
+  }
+  if (pir && mode != sched::PaddleMode::kFThenB && pipeline.enable_send_recv_overlap) {
+    // pipeline_1f1b.py and pipeline_vpp.py assert `not enable_send_recv_overlap` in PIR.
+    return Status(StatusCode::kInvalidArgument,
+                  Location::File("pipeline").AtAttr("enable_send_recv_overlap"),
+                  fmt::format("Paddle's PIR {} pass does not take enable_send_recv_overlap",
+                              pipeline.schedule_mode));
+  }
   const bool chunked = mode == sched::PaddleMode::kVpp || mode == sched::PaddleMode::kZbvpp;
   if (!chunked && (pipeline.vpp_degree > 1 || stage.vpp_degree > 1)) {
     return Status(StatusCode::kInvalidArgument, Location::File("pipeline").AtAttr("vpp_degree"),
@@ -199,8 +248,10 @@ StatusOr<RankPrograms> SplitPipelineJobs(const StagePrograms& stage,
   spec.pp = stage.pp_degree;
   spec.micro_batches = pipeline.accumulate_steps;
   spec.vpp = stage.vpp_degree;
-  spec.ir = sched::JobListIr::kLegacy;
+  spec.ir = job_lists;
+  spec.pir_split_recv_send = true;
   IRM_RETURN_IF_ERROR(sched::ValidatePaddleScheduleSpec(spec));
+  const bool recv_send = sched::HasRecvSendJobs(spec);
   IRM_ASSIGN_OR_RETURN(std::vector<sched::Job> jobs, sched::MakeJobList(spec, stage.stage));
 
   RankPrograms rank;
@@ -220,11 +271,13 @@ StatusOr<RankPrograms> SplitPipelineJobs(const StagePrograms& stage,
   rank.main.Reindex();
 
   // Each op to its job types.
-  const std::vector<std::string> types = JobTypes(mode, stage.vpp_degree);
+  const std::vector<std::string> types = JobTypes(mode, stage.vpp_degree, recv_send);
   std::map<std::string, std::vector<proto::OpDesc>> ops_of;
   std::vector<proto::OpDesc> fetches;
   const Block root = rank.main.root();
   const std::vector<BackwardPart> parts = BackwardParts(rank.main);
+  const std::vector<int> recv_send_ops =
+      recv_send ? RecvSendOps(root) : std::vector<int>(static_cast<size_t>(root.num_ops()), 0);
   int chunk = 0;
   for (int i = 0; i < root.num_ops(); ++i) {
     const proto::OpDesc& op = root.op(i).desc();
@@ -240,6 +293,10 @@ StatusOr<RankPrograms> SplitPipelineJobs(const StagePrograms& stage,
       fetches.push_back(op);
     } else if (op.type() == "feed") {
       ops_of[chunked ? "forward0" : "forward"].push_back(op);
+    } else if (recv_send_ops[static_cast<size_t>(i)] == 1) {
+      ops_of["recv_forward" + suffix].push_back(op);
+    } else if (recv_send_ops[static_cast<size_t>(i)] == 2) {
+      ops_of["send_backward" + suffix].push_back(op);
     } else if (IsOptimize(role)) {
       ops_of["optimizer"].push_back(op);
     } else if (IsBackward(role)) {
@@ -288,6 +345,13 @@ StatusOr<std::vector<std::vector<std::string>>> PipelineSkipGcVars(
     int micro_batches) {
   std::map<std::string, std::set<std::string>> required;
   for (const auto& [type, program] : jobs) required[type] = RequiredVars(program);
+  // The jobs that end a micro-batch's work and so keep nothing: backward and backward_w, or, where
+  // backward hands its gradient on to send_backward, send_backward and backward_w (the PIR passes
+  // moved the assertion there with the split).
+  const bool recv_send = std::any_of(plan.begin(), plan.end(), [](const PlanJob& job) {
+    return sched::ClassifyJobType(job.type).kind == sched::JobKind::kSendBackward;
+  });
+  const std::string last_backward = recv_send ? "send_backward" : "backward";
   std::vector<std::set<std::string>> later(static_cast<size_t>(std::max(micro_batches, 0)));
   std::vector<std::vector<std::string>> skip(plan.size());
   for (size_t j = plan.size(); j-- > 0;) {
@@ -302,7 +366,7 @@ StatusOr<std::vector<std::vector<std::string>>> PipelineSkipGcVars(
     std::set<std::string>& suffix = later[static_cast<size_t>(job.micro_batch)];
     std::set_intersection(found->second.begin(), found->second.end(), suffix.begin(), suffix.end(),
                           std::back_inserter(skip[j]));
-    if ((job.type == "backward" || job.type == "backward_w") && !skip[j].empty()) {
+    if ((job.type == last_backward || job.type == "backward_w") && !skip[j].empty()) {
       return Status(StatusCode::kInternal, Location::File("plan.json").AtAttr(job.type),
                     fmt::format("job {} ({}) would keep {} vars for later jobs (first '{}'); "
                                 "Paddle's pipeline passes assert it keeps none",

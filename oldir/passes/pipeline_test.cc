@@ -1,7 +1,8 @@
 // The legacy pipeline pass on the zoo's mlp (4 linears) and gpt (2 blocks), program by program:
 // stages by layer units, reshard's send_v2/recv_v2 at the cuts (reshard.py, Inserter), the job
 // programs and plans of the pipeline_scheduler passes (pass_utils.py, pipeline_fthenb.py,
-// pipeline_zero_bubble.py), the accumulation of auto_parallel_gradient_merge.py, skip_gc_vars.
+// pipeline_zero_bubble.py), the accumulation of auto_parallel_gradient_merge.py, skip_gc_vars, and
+// the PIR passes' recv_forward / send_backward split (pipeline_1f1b.py, pipeline_vpp.py).
 #include "oldir/passes/pipeline.h"
 
 #include <gtest/gtest.h>
@@ -13,9 +14,11 @@
 #include "oldir/models/gpt.h"
 #include "oldir/models/mlp.h"
 #include "oldir/models/training.h"
+#include "oldir/passes/apply_strategy.h"
 #include "oldir/passes/pipeline_jobs.h"
 #include "oldir/passes/pipeline_stages.h"
 #include "oldir/validator.h"
+#include "schedules/paddle_schedule.h"
 
 namespace irm::oldir::passes {
 namespace {
@@ -317,6 +320,193 @@ TEST(PipelineJobsTest, ZeroBubbleSplitsMatmulGrad) {
   ASSERT_TRUE(head.has_value());
   EXPECT_EQ(head->type(), "reshape2");
   EXPECT_EQ(*head->SingleInput("X"), "linear_12.w_0@GRAD@reshape.out");
+}
+
+// The PIR split of 1F1B (PR #70360; pipeline_1f1b.py `_partial_pir_programs`): on the mlp's
+// second stage at pp2, m = 4, the forward's recv_v2 is recv_forward's only op and the backward's
+// send_v2, with the c_sync_calc_stream that waits for its gradient, is send_backward's; forward
+// and backward keep no p2p op of their own direction. The first stage receives nothing forward and
+// sends nothing back: its recv_forward and send_backward are empty, as Paddle's are. ApplyPipeline
+// numbers the rings as a RingRegistry does: 0 for (0 -> 1), 1 for (1 -> 0).
+TEST(PipelineJobsTest, PirOneFOneBMovesTheRecvAndTheSendIntoTheirJobs) {
+  const Serial mlp = Zoo("mlp");
+  StatusOr<DistributedPrograms> p =
+      ApplyPipeline(mlp.startup, mlp.main, Pipeline(2, "1F1B", 4), 2, schedules::JobListIr::kPir);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const RankPrograms& last = p->ranks[1];
+  std::set<std::string> types;
+  for (const auto& entry : last.jobs) types.insert(entry.first);
+  EXPECT_EQ(types, (std::set<std::string>{"recv_forward", "forward", "backward", "send_backward",
+                                          "optimizer"}));
+  EXPECT_EQ(P2pOps(last.jobs.at("recv_forward")),
+            (std::vector<P2p>{{"recv_v2", "relu_1.tmp_0", 0, 0, 0}}));
+  EXPECT_EQ(Types(last.jobs.at("recv_forward")), (std::vector<std::string>{"recv_v2"}));
+  EXPECT_EQ(Types(last.jobs.at("send_backward")),
+            (std::vector<std::string>{"c_sync_calc_stream", "send_v2"}));
+  EXPECT_EQ(P2pOps(last.jobs.at("send_backward")),
+            (std::vector<P2p>{{"send_v2", "relu_1.tmp_0@GRAD", 1, 1, 1}}));
+  EXPECT_EQ(*last.jobs.at("send_backward").root().op(0).SingleInput("X"), "relu_1.tmp_0@GRAD");
+  EXPECT_TRUE(P2pOps(last.jobs.at("forward")).empty());
+  EXPECT_TRUE(P2pOps(last.jobs.at("backward")).empty());
+  // The backward send's comm-stream wait sits before the first optimizer op, as in the legacy form.
+  EXPECT_EQ(Types(last.jobs.at("optimizer")).front(), "c_sync_comm_stream");
+
+  const RankPrograms& first = p->ranks[0];
+  EXPECT_EQ(first.jobs.size(), 5u);
+  EXPECT_EQ(first.jobs.at("recv_forward").root().num_ops(), 0);
+  EXPECT_EQ(first.jobs.at("send_backward").root().num_ops(), 0);
+  EXPECT_EQ(P2pOps(first.jobs.at("forward")),
+            (std::vector<P2p>{{"send_v2", "relu_1.tmp_0", 0, 1, 0}}));
+  EXPECT_EQ(P2pOps(first.jobs.at("backward")),
+            (std::vector<P2p>{{"recv_v2", "relu_1.tmp_0@GRAD", 1, 0, 1}}));
+}
+
+// The plan: stage 1 of p = 2, m = 4 as _create_job_list_in_pir builds it (warm-up
+// [recv_forward, forward] x (p-s), steady [backward, recv_forward, send_backward, forward],
+// cool-down [backward, send_backward] x (p-s); test/auto_parallel/pir/test_pir_1f1b_plan.py after
+// PR #70360), and every stage's plan is MakeJobList's PIR list.
+TEST(PipelineJobsTest, PirOneFOneBPlanIsThePirJobList) {
+  const Serial mlp = Zoo("mlp");
+  StatusOr<DistributedPrograms> p =
+      ApplyPipeline(mlp.startup, mlp.main, Pipeline(2, "1F1B", 4), 2, schedules::JobListIr::kPir);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_TRUE(p->ranks[1].plan.has_value());
+  EXPECT_EQ(*p->ranks[1].plan, (std::vector<PlanJob>{{"recv_forward", 0},
+                                                     {"forward", 0},
+                                                     {"backward", 0},
+                                                     {"recv_forward", 1},
+                                                     {"send_backward", 0},
+                                                     {"forward", 1},
+                                                     {"backward", 1},
+                                                     {"recv_forward", 2},
+                                                     {"send_backward", 1},
+                                                     {"forward", 2},
+                                                     {"backward", 2},
+                                                     {"recv_forward", 3},
+                                                     {"send_backward", 2},
+                                                     {"forward", 3},
+                                                     {"backward", 3},
+                                                     {"send_backward", 3},
+                                                     {"optimizer", 0}}));
+  schedules::PaddleScheduleSpec spec;
+  spec.mode = schedules::PaddleMode::k1F1B;
+  spec.pp = 2;
+  spec.micro_batches = 4;
+  spec.ir = schedules::JobListIr::kPir;
+  spec.pir_split_recv_send = true;
+  for (int s = 0; s < 2; ++s) {
+    StatusOr<std::vector<schedules::Job>> jobs = schedules::MakeJobList(spec, s);
+    ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+    std::vector<PlanJob> expected;
+    for (const schedules::Job& job : *jobs) expected.push_back({job.type, job.micro_batch});
+    EXPECT_EQ(*p->ranks[s].plan, expected) << "stage " << s;
+  }
+  // skip_gc_vars: backward now keeps the gradient send_backward sends; send_backward keeps nothing.
+  StatusOr<std::vector<std::vector<std::string>>> skip =
+      PipelineSkipGcVars(p->ranks[1].jobs, *p->ranks[1].plan, 4);
+  ASSERT_TRUE(skip.ok()) << skip.status().ToString();
+  EXPECT_EQ((*skip)[2], (std::vector<std::string>{"relu_1.tmp_0@GRAD"}));  // backward 0
+  EXPECT_TRUE((*skip)[4].empty());                                         // send_backward 0
+}
+
+// VPP (PR #71104; pipeline_vpp.py): recv_forward<c> and send_backward<c> for each chunk, the
+// plan MakeJobList's PIR list. FThenB's PIR jobs are the legacy ones (pipeline_fthenb.py keeps
+// forward / backward / optimizer in PIR).
+TEST(PipelineJobsTest, PirVppSplitsEveryChunkAndFThenBStaysAsIs) {
+  const Serial mlp = Zoo("mlp");
+  StatusOr<DistributedPrograms> v =
+      ApplyPipeline(mlp.startup, mlp.main, Pipeline(2, "VPP", 4, 2), 2, schedules::JobListIr::kPir);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  std::set<std::string> types;
+  for (const auto& entry : v->ranks[0].jobs) types.insert(entry.first);
+  EXPECT_EQ(types, (std::set<std::string>{"recv_forward0", "forward0", "recv_forward1", "forward1",
+                                          "backward1", "send_backward1", "backward0",
+                                          "send_backward0", "optimizer"}));
+  // Stage 0's chunk 1 (the mlp's linear_2) receives linear_1's activation from stage 1 and sends
+  // its gradient back; its chunk 0 has nothing to receive.
+  EXPECT_EQ(Types(v->ranks[0].jobs.at("recv_forward1")), (std::vector<std::string>{"recv_v2"}));
+  EXPECT_EQ(Types(v->ranks[0].jobs.at("send_backward1")),
+            (std::vector<std::string>{"c_sync_calc_stream", "send_v2"}));
+  EXPECT_EQ(v->ranks[0].jobs.at("recv_forward0").root().num_ops(), 0);
+  schedules::PaddleScheduleSpec spec;
+  spec.mode = schedules::PaddleMode::kVpp;
+  spec.pp = 2;
+  spec.micro_batches = 4;
+  spec.vpp = 2;
+  spec.ir = schedules::JobListIr::kPir;
+  for (int s = 0; s < 2; ++s) {
+    StatusOr<std::vector<schedules::Job>> jobs = schedules::MakeJobList(spec, s);
+    ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+    std::vector<PlanJob> expected;
+    for (const schedules::Job& job : *jobs) expected.push_back({job.type, job.micro_batch});
+    EXPECT_EQ(*v->ranks[s].plan, expected) << "stage " << s;
+  }
+
+  StatusOr<DistributedPrograms> pir =
+      ApplyPipeline(mlp.startup, mlp.main, Pipeline(2, "FThenB", 4), 2, schedules::JobListIr::kPir);
+  StatusOr<DistributedPrograms> legacy =
+      ApplyPipeline(mlp.startup, mlp.main, Pipeline(2, "FThenB", 4), 2);
+  ASSERT_TRUE(pir.ok()) << pir.status().ToString();
+  ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_EQ(*pir->ranks[s].plan, *legacy->ranks[s].plan);
+    ASSERT_EQ(pir->ranks[s].jobs.size(), 3u);
+    for (const auto& [type, program] : legacy->ranks[s].jobs) {
+      EXPECT_EQ(pir->ranks[s].jobs.at(type).desc().SerializeAsString(),
+                program.desc().SerializeAsString())
+          << type;
+    }
+  }
+}
+
+// ApplyStrategyOptions::job_lists reaches the job split of a hybrid strategy: dp2 x pp2 1F1B
+// gives every rank the PIR programs and plan, the dp all-reduce staying in backward.
+TEST(PipelineJobsTest, ApplyStrategyPassesThePirFormDown) {
+  const Serial mlp = Zoo("mlp");
+  Strategy hybrid = Pipeline(2, "1F1B", 4);
+  hybrid.dp_degree = 2;
+  ApplyStrategyOptions options;
+  options.micro_batch_size = 2;
+  options.job_lists = schedules::JobListIr::kPir;
+  StatusOr<DistributedPrograms> p = ApplyStrategy(mlp.startup, mlp.main, hybrid, options);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->ranks.size(), 4u);
+  for (const RankPrograms& rank : p->ranks) {
+    EXPECT_EQ(rank.jobs.size(), 5u);
+    ASSERT_TRUE(rank.plan.has_value());
+    EXPECT_EQ(rank.plan->front(), (PlanJob{"recv_forward", 0}));
+    const std::vector<std::string> backward = Types(rank.jobs.at("backward"));
+    EXPECT_NE(std::find(backward.begin(), backward.end(), "c_allreduce_sum"), backward.end());
+  }
+  options.job_lists = schedules::JobListIr::kLegacy;
+  StatusOr<DistributedPrograms> legacy = ApplyStrategy(mlp.startup, mlp.main, hybrid, options);
+  ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
+  EXPECT_EQ(legacy->ranks[0].jobs.size(), 3u);
+}
+
+// Paddle's PIR pipeline pass has FThenB, 1F1B and VPP only (static/pir_pass.py), and its 1F1B and
+// VPP passes assert enable_send_recv_overlap is off.
+TEST(PipelineErrorsTest, PirRefusesTheModesPaddlesPirPassLacks) {
+  const Serial mlp = Zoo("mlp");
+  for (const char* mode : {"Eager1F1B", "ZBH1"}) {
+    StatusOr<DistributedPrograms> p =
+        ApplyPipeline(mlp.startup, mlp.main, Pipeline(2, mode, 4), 2, schedules::JobListIr::kPir);
+    ASSERT_FALSE(p.ok()) << mode;
+    EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument) << mode;
+    EXPECT_EQ(p.status().location().attr, "schedule_mode") << mode;
+    EXPECT_NE(p.status().message().find("has no PIR form"), std::string::npos)
+        << p.status().ToString();
+  }
+  Strategy overlap = Pipeline(2, "1F1B", 4);
+  overlap.pipeline.enable_send_recv_overlap = true;
+  StatusOr<DistributedPrograms> o =
+      ApplyPipeline(mlp.startup, mlp.main, overlap, 2, schedules::JobListIr::kPir);
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(o.status().location().attr, "enable_send_recv_overlap");
+  // The legacy form keeps taking both.
+  EXPECT_TRUE(ApplyPipeline(mlp.startup, mlp.main, overlap, 2).ok());
+  EXPECT_TRUE(ApplyPipeline(mlp.startup, mlp.main, Pipeline(2, "ZBH1", 4), 2).ok());
 }
 
 TEST(PipelineErrorsTest, PpAboveTheLayerCount) {

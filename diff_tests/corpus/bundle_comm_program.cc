@@ -1,6 +1,6 @@
 // BundleCommProgram (bundle_comm_program.h): each job program is read once and reduced to its
 // point-to-point ops in order; each rank's plan then lays those out job by job.
-#include "tools/bundle_comm_program.h"
+#include "diff_tests/corpus/bundle_comm_program.h"
 
 #include <algorithm>
 #include <map>
@@ -17,7 +17,7 @@
 #include "oldir/program.h"
 #include "oldir/program_io.h"
 
-namespace irm::tools {
+namespace irm::corpus {
 namespace {
 
 using schedules::Channel;
@@ -233,4 +233,4 @@ StatusOr<CommProgram> BundleCommProgram(const oldir::Bundle& bundle, const std::
   return program;
 }
 
-}  // namespace irm::tools
+}  // namespace irm::corpus

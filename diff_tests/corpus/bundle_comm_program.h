@@ -12,7 +12,7 @@
 #include "oldir/bundle.h"
 #include "schedules/comm_program.h"
 
-namespace irm::tools {
+namespace irm::corpus {
 
 // Every rank of `bundle` (read from `dir`), rank r at index r. A step's `message` is the
 // micro-batch of the job it comes from ("micro-batch 1"), so a receive that would take another
@@ -24,4 +24,4 @@ namespace irm::tools {
 StatusOr<schedules::CommProgram> BundleCommProgram(const oldir::Bundle& bundle,
                                                    const std::string& dir);
 
-}  // namespace irm::tools
+}  // namespace irm::corpus
