@@ -124,6 +124,10 @@ struct ParityReport {
   // Per rank, in rank order; empty for a single program (no communication to compare).
   std::vector<CommDiff> communication;
   std::optional<DifferingState> first_differing_state;  // distributed against serial
+  // The qualified names of the legacy functions and new-IR twins the run exercised (a suite
+  // case's `covers`): what a passing report is evidence for (docs/deadcode.md). Written sorted,
+  // and only when not empty.
+  std::vector<std::string> covers;
 
   // Every compared tensor passes (a tensor the tier could not compare is no failure; it is
   // counted) and every rank communicates alike.

@@ -1,5 +1,6 @@
 // The parity report as canonical JSON (docs/parity-report.schema.json): nlohmann's objects keep
 // keys sorted, so equal reports give equal bytes.
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -143,6 +144,12 @@ std::string RenderJson(const ParityReport& report) {
                                   {"names", report.first_differing_state->names}};
   } else {
     j["first_differing_state"] = nullptr;
+  }
+  if (!report.covers.empty()) {
+    std::vector<std::string> covers = report.covers;
+    std::sort(covers.begin(), covers.end());
+    covers.erase(std::unique(covers.begin(), covers.end()), covers.end());
+    j["covers"] = covers;
   }
   if (report.isolation) {
     const IsolationReport& iso = *report.isolation;

@@ -165,6 +165,23 @@ struct ParityCommand {
 };
 int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err);
 
+// Runs the parity suite's cases (diff_tests/suite_runner.h, docs/suite.md): a progress line per
+// case on `err` (a bar on a terminal), the Markdown table on `out`, and the reports asked for.
+// Exit 0 every case passed or was skipped, 1 a mismatch, 2 bad input (a malformed case), 3 a
+// runtime failure.
+struct SuiteCommand {
+  std::string dir;                  // the folder of case files (*.json)
+  std::vector<std::string> filter;  // glob patterns of case names; a case matching any runs
+  std::vector<std::string> tags;    // a case with any of these tags runs; empty: every case
+  int jobs = 1;                     // cases run at once
+  std::string junit;                // JUnit XML: a test suite per case group
+  std::string json;                 // the JSON summary
+  std::string md;                   // the Markdown table, also printed on stdout
+  // An ir-deadcode evidence manifest; the parity reports it names go to <stem>.reports/ beside it.
+  std::string evidence;
+};
+int RunSuite(const SuiteCommand& command, std::ostream& out, std::ostream& err);
+
 // Prints a failed status as a diagnostic and returns its exit code.
 int Fail(const Status& status, std::ostream& err);
 

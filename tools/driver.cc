@@ -404,6 +404,26 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   gpt_app->fallthrough();
   corpus_app->fallthrough();
 
+  SuiteCommand suite;
+  CLI::App* suite_app = app.add_subcommand(
+      "suite",
+      "Run the parity suite's cases (one JSON file each): build each case's distributed bundle, "
+      "compare it with its serial program and its translation; exit 0 all pass, 1 a mismatch, 2 "
+      "a malformed case, 3 a runtime failure");
+  suite_app->add_option("dir", suite.dir, "The folder of case files (diff_tests/cases)")
+      ->required();
+  suite_app->add_option("--filter", suite.filter, "Only cases whose name matches this glob");
+  suite_app->add_option("--tag", suite.tags, "Only cases with this tag (e.g. fast)");
+  suite_app->add_option("--jobs", suite.jobs, "Cases run at once")
+      ->check(AtLeast(1))
+      ->capture_default_str();
+  suite_app->add_option("--junit", suite.junit, "Write JUnit XML (a test suite per case group)");
+  suite_app->add_option("--json", suite.json, "Write the JSON summary");
+  suite_app->add_option("--md", suite.md, "Write the Markdown table");
+  suite_app->add_option("--evidence", suite.evidence,
+                        "Write an ir-deadcode evidence manifest (and the parity reports it "
+                        "names, in <stem>.reports/ beside it)");
+
   ScheduleCommand schedule;
   CLI::App* schedule_app = app.add_subcommand(
       "schedule",
@@ -488,6 +508,7 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   if (translate_app->parsed()) return RunTranslate(translate, out, err);
   if (run_app->parsed()) return RunRun(run, out, err);
   if (parity_app->parsed()) return RunParity(parity, out, err);
+  if (suite_app->parsed()) return RunSuite(suite, out, err);
   if (schedule_app->parsed()) {
     for (CLI::App* sub : {generate_app, check_app, lower_app, draw_app}) {
       if (sub->parsed()) schedule.action = sub->get_name();

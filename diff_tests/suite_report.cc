@@ -1,0 +1,282 @@
+// Rendering a suite run for CI (JUnit XML), for machines (JSON), for people (Markdown) and for the
+// dead-code report (an evidence manifest and the parity reports it names).
+#include "diff_tests/suite_report.h"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace irm::diff {
+namespace {
+
+using nlohmann::json;
+
+// XML text and attribute values: the five entities; line breaks kept in attributes; control
+// characters XML 1.0 cannot hold become '?'.
+std::string XmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;
+      case '\t':
+      case '\r':
+        out += c;
+        break;
+      default:
+        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+    }
+  }
+  return out;
+}
+
+// The tier a case's comparisons use: "noise-floor / exact".
+std::string Tiers(const CaseOutcome& c) {
+  std::vector<std::string> tiers;
+  for (SuiteComparison comparison : c.suite_case.compare) {
+    tiers.push_back(
+        TierName(comparison == SuiteComparison::kSerial ? c.suite_case.tier : Tier::kExact));
+  }
+  return fmt::format("{}", fmt::join(tiers, " / "));
+}
+
+std::string CaseWorstMetric(const CaseOutcome& c) {
+  std::vector<std::string> parts;
+  for (const ComparisonOutcome& o : c.comparisons) {
+    parts.push_back(fmt::format("{}: {}", SuiteComparisonName(o.comparison),
+                                o.report ? WorstMetric(*o.report) : "-"));
+  }
+  return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// Markdown table cells hold no '|' or line break.
+std::string Cell(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+struct Counts {
+  int pass = 0, mismatch = 0, error = 0, invalid = 0, skipped = 0;
+  void Add(SuiteResult r) {
+    switch (r) {
+      case SuiteResult::kPass:
+        ++pass;
+        break;
+      case SuiteResult::kMismatch:
+        ++mismatch;
+        break;
+      case SuiteResult::kError:
+        ++error;
+        break;
+      case SuiteResult::kInvalid:
+        ++invalid;
+        break;
+      case SuiteResult::kSkipped:
+        ++skipped;
+        break;
+    }
+  }
+};
+
+// One test case: passed, failed (mismatch), errored (runtime failure or invalid case) or skipped.
+std::string TestCase(const std::string& classname, const std::string& name, double seconds,
+                     SuiteResult result, const std::string& detail) {
+  std::string body;
+  switch (result) {
+    case SuiteResult::kPass:
+      break;
+    case SuiteResult::kMismatch:
+      body = fmt::format("      <failure type=\"mismatch\" message=\"{}\">{}</failure>\n",
+                         XmlEscape(FirstLine(detail)), XmlEscape(detail));
+      break;
+    case SuiteResult::kError:
+    case SuiteResult::kInvalid:
+      body = fmt::format("      <error type=\"{}\" message=\"{}\">{}</error>\n",
+                         SuiteResultName(result), XmlEscape(FirstLine(detail)), XmlEscape(detail));
+      break;
+    case SuiteResult::kSkipped:
+      body = fmt::format("      <skipped message=\"{}\"/>\n", XmlEscape(detail));
+      break;
+  }
+  return fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"{}",
+                     XmlEscape(classname), XmlEscape(name), seconds,
+                     body.empty() ? "/>\n" : fmt::format(">\n{}    </testcase>\n", body));
+}
+
+}  // namespace
+
+std::string RenderSuiteJunit(const SuiteRun& run) {
+  struct Suite {
+    std::string body;
+    int tests = 0, failures = 0, errors = 0, skipped = 0;
+    double seconds = 0;
+  };
+  std::map<std::string, Suite> suites;  // by group: unique names
+  for (const CaseOutcome& c : run.cases) {
+    Suite& s = suites[c.suite_case.group];
+    s.seconds += c.seconds;
+    const std::string classname =
+        fmt::format("parity.{}.{}", c.suite_case.group, c.suite_case.name);
+    auto add = [&s, &classname](const std::string& name, double seconds, SuiteResult result,
+                                const std::string& detail) {
+      ++s.tests;
+      s.failures += result == SuiteResult::kMismatch ? 1 : 0;
+      s.errors += result == SuiteResult::kError || result == SuiteResult::kInvalid ? 1 : 0;
+      s.skipped += result == SuiteResult::kSkipped ? 1 : 0;
+      s.body += TestCase(classname, name, seconds, result, detail);
+    };
+    if (c.comparisons.empty()) {
+      // Skipped, or failed before any comparison ran: one test per comparison asked for.
+      for (SuiteComparison comparison : c.suite_case.compare) {
+        add(SuiteComparisonName(comparison), 0, c.result, c.detail);
+      }
+      continue;
+    }
+    for (const ComparisonOutcome& o : c.comparisons) {
+      add(SuiteComparisonName(o.comparison), o.seconds, o.result, o.detail);
+    }
+  }
+  Suite total;
+  std::string body;
+  for (const auto& [group, s] : suites) {
+    body += fmt::format(
+        "  <testsuite name=\"parity.{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
+        "skipped=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n",
+        XmlEscape(group), s.tests, s.failures, s.errors, s.skipped, s.seconds, s.body);
+    total.tests += s.tests;
+    total.failures += s.failures;
+    total.errors += s.errors;
+    total.skipped += s.skipped;
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ir-migrate suite\" "
+      "tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n{}"
+      "</testsuites>\n",
+      total.tests, total.failures, total.errors, total.skipped, run.seconds, body);
+}
+
+std::string RenderSuiteJson(const SuiteRun& run) {
+  Counts counts;
+  json cases = json::array();
+  for (const CaseOutcome& c : run.cases) {
+    counts.Add(c.result);
+    json comparisons = json::array();
+    for (const ComparisonOutcome& o : c.comparisons) {
+      json j = {{"comparison", SuiteComparisonName(o.comparison)},
+                {"tier", TierName(o.tier)},
+                {"result", SuiteResultName(o.result)},
+                {"detail", o.detail},
+                {"seconds", o.seconds}};
+      if (o.report) {
+        j["compared"] = o.report->Compared();
+        j["mismatched"] = o.report->Mismatched();
+        j["worst_metric"] = WorstMetric(*o.report);
+      }
+      comparisons.push_back(j);
+    }
+    cases.push_back({{"name", c.suite_case.name},
+                     {"file", c.suite_case.file},
+                     {"group", c.suite_case.group},
+                     {"tags", c.suite_case.tags},
+                     {"covers", c.suite_case.covers},
+                     {"result", SuiteResultName(c.result)},
+                     {"detail", c.detail},
+                     {"seconds", c.seconds},
+                     {"comparisons", comparisons}});
+  }
+  json j = {{"format", "ir-migrate-suite-report"},
+            {"version", 1},
+            {"exit_code", SuiteExitCode(run)},
+            {"seconds", run.seconds},
+            {"summary",
+             {{"cases", run.cases.size()},
+              {"pass", counts.pass},
+              {"mismatch", counts.mismatch},
+              {"error", counts.error},
+              {"invalid", counts.invalid},
+              {"skipped", counts.skipped}}},
+            {"cases", cases}};
+  return j.dump(2) + "\n";
+}
+
+std::string RenderSuiteMarkdown(const SuiteRun& run) {
+  Counts counts;
+  for (const CaseOutcome& c : run.cases) counts.Add(c.result);
+  std::string out = fmt::format(
+      "# Parity suite: {}\n\n{} cases: {} pass, {} mismatch, {} error, {} invalid, {} skipped "
+      "({:.1f} s)\n\n| case | tier | result | worst metric | time |\n|---|---|---|---|---|\n",
+      SuiteExitCode(run) == 0 ? "PASS" : "FAIL", run.cases.size(), counts.pass, counts.mismatch,
+      counts.error, counts.invalid, counts.skipped, run.seconds);
+  for (const CaseOutcome& c : run.cases) {
+    out += fmt::format("| {} | {} | {} | {} | {:.2f} s |\n", Cell(c.suite_case.name), Tiers(c),
+                       SuiteResultName(c.result), Cell(CaseWorstMetric(c)), c.seconds);
+  }
+  std::string failures;
+  for (const CaseOutcome& c : run.cases) {
+    if (c.result == SuiteResult::kPass) continue;
+    failures += fmt::format("- **{}** ({}): {}\n", c.suite_case.name, SuiteResultName(c.result),
+                            Cell(c.detail));
+  }
+  if (!failures.empty()) out += "\n## Not passed\n\n" + failures;
+  return out;
+}
+
+SuiteEvidence RenderSuiteEvidence(const SuiteRun& run, const std::string& reports_folder) {
+  SuiteEvidence evidence;
+  std::map<std::string, json> by_name;  // covered name -> its evidence items
+  for (const CaseOutcome& c : run.cases) {
+    if (c.result != SuiteResult::kPass) continue;
+    for (const ComparisonOutcome& o : c.comparisons) {
+      if (!o.report) continue;
+      ParityReport report = *o.report;
+      report.covers = c.suite_case.covers;
+      const std::string ref = fmt::format("{}/{}.{}.json", reports_folder, c.suite_case.name,
+                                          SuiteComparisonName(o.comparison));
+      evidence.reports.emplace_back(ref, RenderJson(report));
+      for (const std::string& name : c.suite_case.covers) {
+        by_name[name].push_back(
+            {{"kind", "parity"},
+             {"ref", ref},
+             {"detail", fmt::format("suite case {}: {}, {} tier", c.suite_case.name,
+                                    SuiteComparisonName(o.comparison), TierName(o.tier))}});
+      }
+    }
+  }
+  json entries = json::array();
+  for (auto& [name, items] : by_name) entries.push_back({{"twin", name}, {"evidence", items}});
+  evidence.manifest =
+      json{{"schema", "ir-deadcode-evidence/1"}, {"entries", entries}}.dump(2) + "\n";
+  return evidence;
+}
+
+}  // namespace irm::diff

@@ -1,0 +1,31 @@
+// The parity suite's reports (docs/suite.md): JUnit XML with one test suite per case group (test
+// cases named by group, case and comparison, so that merging two runs' files keeps every test
+// distinct), a JSON summary, a Markdown table (case, tier, result, worst metric, time) with each
+// failure's first divergence, and an ir-deadcode evidence manifest (docs/deadcode.md) in which each
+// passing case vouches for exactly the names in its `covers`, by its parity reports.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "diff_tests/suite_runner.h"
+
+namespace irm::diff {
+
+std::string RenderSuiteJunit(const SuiteRun& run);
+// Canonical JSON: keys sorted, two-space indent, a trailing newline.
+std::string RenderSuiteJson(const SuiteRun& run);
+std::string RenderSuiteMarkdown(const SuiteRun& run);
+
+// The evidence manifest and the parity reports it names, each report's path relative to the
+// manifest's folder (`reports_folder` + "/" + case + "." + comparison + ".json") with the case's
+// `covers` in it. Only passing cases give reports and entries; a name no passing case covers has no
+// entry.
+struct SuiteEvidence {
+  std::string manifest;
+  std::vector<std::pair<std::string, std::string>> reports;  // relative path, JSON
+};
+SuiteEvidence RenderSuiteEvidence(const SuiteRun& run, const std::string& reports_folder);
+
+}  // namespace irm::diff

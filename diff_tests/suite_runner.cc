@@ -1,0 +1,298 @@
+// Running the suite's cases: build, compare, judge, clean up — each case in its own scratch
+// folder, N cases at a time.
+#include "diff_tests/suite_runner.h"
+
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "diff_tests/bundle_parity.h"
+#include "diff_tests/serial_parity.h"
+
+namespace irm::diff {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Worse results rank higher: a case is as bad as its worst comparison.
+int Severity(SuiteResult result) {
+  switch (result) {
+    case SuiteResult::kSkipped:
+      return 0;
+    case SuiteResult::kPass:
+      return 1;
+    case SuiteResult::kMismatch:
+      return 2;
+    case SuiteResult::kInvalid:
+      return 3;
+    case SuiteResult::kError:
+      return 4;
+  }
+  return 4;
+}
+
+// Input problems (what the case asks cannot be built) against runtime failures (a hang, a rank
+// that failed): the exit codes differ.
+SuiteResult ResultOfFailure(const Status& status) {
+  return status.code() == StatusCode::kInternal ? SuiteResult::kError : SuiteResult::kInvalid;
+}
+
+// A folder of its own for one case, removed with everything in it when the case is done.
+class ScratchFolder {
+ public:
+  static StatusOr<ScratchFolder> Make(const std::string& root, const std::string& name) {
+    std::error_code ec;
+    const std::filesystem::path base =
+        root.empty() ? std::filesystem::temp_directory_path(ec) : std::filesystem::path(root);
+    std::string pattern = (base / ("irm-suite-" + name + "-XXXXXX")).string();
+    if (ec || ::mkdtemp(pattern.data()) == nullptr) {
+      return Status(StatusCode::kIoError, Location::File(pattern),
+                    "cannot make the case's scratch folder");
+    }
+    return ScratchFolder(pattern);
+  }
+  ScratchFolder(ScratchFolder&& other) noexcept : path_(std::move(other.path_)) {
+    other.path_.clear();
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(ScratchFolder&&) = delete;
+  ~ScratchFolder() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  explicit ScratchFolder(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+// Why a case cannot run here; empty when it can.
+std::string SkipReason(const SuiteCase& c, const SuiteOptions& options) {
+  if (c.device == "gpu" && !options.gpu_available) {
+    return "device gpu: no GPU is available to the reference runtime here (skipped, not passed)";
+  }
+  if (c.backend != "thread") {
+    return fmt::format(
+        "backend {}: the parity runs put the ranks on the thread world only (skipped, not "
+        "passed)",
+        c.backend);
+  }
+  return "";
+}
+
+ComparisonOutcome Judge(SuiteComparison comparison, Tier tier, StatusOr<ParityResult> result,
+                        Clock::time_point start) {
+  ComparisonOutcome outcome;
+  outcome.comparison = comparison;
+  outcome.tier = tier;
+  outcome.seconds = SecondsSince(start);
+  if (!result.ok()) {
+    outcome.result = ResultOfFailure(result.status());
+    outcome.detail = result.status().ToString();
+    return outcome;
+  }
+  outcome.report = std::move(result->report);
+  outcome.result = outcome.report->parity() ? SuiteResult::kPass : SuiteResult::kMismatch;
+  outcome.detail = DescribeMismatch(*outcome.report);
+  return outcome;
+}
+
+ComparisonOutcome CompareWithSerial(const SuiteCase& c, const std::string& distributed,
+                                    const ScratchFolder& scratch) {
+  const Clock::time_point start = Clock::now();
+  corpus::ModelRecipe serial_recipe = c.recipe;
+  serial_recipe.strategy.reset();
+  serial_recipe.annotations.clear();
+  const std::string serial = scratch / "serial";
+  StatusOr<corpus::ModelBundle> made = corpus::MakeModelBundle(serial_recipe);
+  Status written = made.ok() ? corpus::WriteModelBundle(*made, serial).status() : made.status();
+  if (!written.ok()) return Judge(SuiteComparison::kSerial, c.tier, written, start);
+  SerialParityOptions options;
+  options.steps = c.recipe.steps;
+  options.batch_size = c.recipe.batch_size;
+  options.tier = c.tier;
+  return Judge(SuiteComparison::kSerial, c.tier, RunSerialParity(distributed, serial, options),
+               start);
+}
+
+ComparisonOutcome CompareWithTranslation(const SuiteCase& c, const std::string& distributed) {
+  const Clock::time_point start = Clock::now();
+  BundleParityOptions options;
+  options.steps = c.recipe.steps;
+  options.batch_size = c.recipe.batch_size;
+  options.tier = Tier::kExact;
+  return Judge(SuiteComparison::kTranslated, Tier::kExact,
+               RunBundleParity(distributed, "", options), start);
+}
+
+}  // namespace
+
+const char* SuiteResultName(SuiteResult result) {
+  switch (result) {
+    case SuiteResult::kPass:
+      return "pass";
+    case SuiteResult::kMismatch:
+      return "mismatch";
+    case SuiteResult::kError:
+      return "error";
+    case SuiteResult::kInvalid:
+      return "invalid";
+    case SuiteResult::kSkipped:
+      return "skipped";
+  }
+  return "error";
+}
+
+std::string DescribeMismatch(const ParityReport& report) {
+  if (report.parity()) return "";
+  std::vector<std::string> parts;
+  if (report.first_divergence) {
+    const DivergenceReport& d = *report.first_divergence;
+    parts.push_back(fmt::format(
+        "first divergence: rank {} step {} micro-batch {}{}: legacy {} (block {}, op {}) / new IR "
+        "{} (op {}); {} differ{}",
+        d.rank, d.step, d.micro_batch, d.job.empty() ? "" : " job " + d.job, d.old_op.type,
+        d.old_op.block, d.old_op.op_index, d.new_op.type, d.new_op.op_index,
+        fmt::join(d.differing_outputs, ", "),
+        d.comparison.reason.empty() ? "" : " (" + d.comparison.reason + ")"));
+  }
+  if (report.first_differing_state) {
+    parts.push_back(fmt::format("state first differs after step {}: {}",
+                                report.first_differing_state->step,
+                                fmt::join(report.first_differing_state->names, ", ")));
+  }
+  for (const ComparedTensor& t : report.tensors) {
+    if (!t.compared || t.comparison.pass) continue;
+    parts.push_back(fmt::format("first differing tensor: {} {} ({}, step {}, micro-batch {}): {}",
+                                TensorGroupName(t.group), t.name,
+                                t.rank == kAllRanks ? "all ranks" : fmt::format("rank {}", t.rank),
+                                t.step, t.micro_batch, t.comparison.reason));
+    break;
+  }
+  for (const CommDiff& c : report.communication) {
+    if (c.equal) continue;
+    parts.push_back(fmt::format("rank {} communication call {} differs: legacy {} / new IR {}",
+                                c.rank, c.index, c.old_record, c.new_record));
+    break;
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string WorstMetric(const ParityReport& report) {
+  const ComparedTensor* worst = nullptr;
+  double worst_value = -1;
+  int compared = 0;
+  for (const ComparedTensor& t : report.tensors) {
+    if (!t.compared) continue;
+    ++compared;
+    if (t.by_hash) continue;
+    const double v =
+        std::isnan(t.comparison.metrics.normwise) ? HUGE_VAL : t.comparison.metrics.normwise;
+    if (v > worst_value) {
+      worst_value = v;
+      worst = &t;
+    }
+  }
+  if (compared == 0) return "-";
+  if (worst == nullptr || worst_value == 0) return "bits equal";
+  // A tensor the float64 shadow let pass (noise floor) says so: its distance is rounding noise.
+  return fmt::format("normwise {:.3g} ({}, {}, step {}{})", worst->comparison.metrics.normwise,
+                     worst->name,
+                     worst->rank == kAllRanks ? "all ranks" : fmt::format("rank {}", worst->rank),
+                     worst->step, worst->arbitration ? ", arbitrated" : "");
+}
+
+CaseOutcome RunSuiteCase(const SuiteCase& c, const SuiteOptions& options) {
+  const Clock::time_point start = Clock::now();
+  CaseOutcome outcome;
+  outcome.suite_case = c;
+  auto finish = [&outcome, start](SuiteResult result, std::string detail) {
+    outcome.result = result;
+    outcome.detail = std::move(detail);
+    outcome.seconds = SecondsSince(start);
+    return outcome;
+  };
+  if (std::string reason = SkipReason(c, options); !reason.empty()) {
+    return finish(SuiteResult::kSkipped, reason);
+  }
+  StatusOr<ScratchFolder> scratch = ScratchFolder::Make(options.scratch_root, c.name);
+  if (!scratch.ok()) return finish(SuiteResult::kError, scratch.status().ToString());
+  const std::string distributed = *scratch / "distributed";
+  StatusOr<corpus::ModelBundle> made = corpus::MakeModelBundle(c.recipe);
+  if (!made.ok()) return finish(SuiteResult::kInvalid, made.status().ToString());
+  if (Status written = corpus::WriteModelBundle(*made, distributed).status(); !written.ok()) {
+    return finish(ResultOfFailure(written), written.ToString());
+  }
+  SuiteResult worst = SuiteResult::kPass;
+  std::string detail;
+  for (SuiteComparison comparison : c.compare) {
+    ComparisonOutcome compared = comparison == SuiteComparison::kSerial
+                                     ? CompareWithSerial(c, distributed, *scratch)
+                                     : CompareWithTranslation(c, distributed);
+    if (Severity(compared.result) > Severity(worst)) {
+      worst = compared.result;
+      detail = fmt::format("{}: {}", SuiteComparisonName(comparison), compared.detail);
+    }
+    outcome.comparisons.push_back(std::move(compared));
+  }
+  return finish(worst, detail);
+}
+
+StatusOr<SuiteRun> RunSuite(const std::vector<SuiteCase>& cases, const SuiteOptions& options) {
+  if (options.jobs < 1) {
+    return Status(StatusCode::kInvalidArgument, Location{},
+                  fmt::format("--jobs must be at least 1, got {}", options.jobs));
+  }
+  const Clock::time_point start = Clock::now();
+  SuiteRun run;
+  run.cases.resize(cases.size());
+  std::atomic<size_t> next{0};
+  std::mutex progress_mutex;
+  int done = 0;
+  auto worker = [&]() {
+    for (size_t i = next++; i < cases.size(); i = next++) {
+      run.cases[i] = RunSuiteCase(cases[i], options);
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      ++done;
+      if (options.progress) options.progress(run.cases[i], done, static_cast<int>(cases.size()));
+    }
+  };
+  const int threads = std::min<int>(options.jobs, std::max<int>(1, static_cast<int>(cases.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  run.seconds = SecondsSince(start);
+  return run;
+}
+
+int SuiteExitCode(const SuiteRun& run) {
+  int worst = 0;
+  for (const CaseOutcome& c : run.cases) worst = std::max(worst, Severity(c.result));
+  switch (worst) {
+    case 2:
+      return 1;
+    case 3:
+      return 2;
+    case 4:
+      return 3;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace irm::diff

@@ -1,0 +1,73 @@
+// The parity suite's runner (docs/suite.md): each case's distributed bundle is built by the code
+// `ir-migrate build --strategy` uses (corpus/model_bundle.h) into a scratch folder that is removed
+// afterwards, then compared with its serial program (serial_parity.h) and with its translation
+// (bundle_parity.h, exact tier), as the case asks. Cases run N at a time; each outcome says pass,
+// mismatch (with the first divergence or first differing state), error (a runtime failure: a hang
+// names what every rank was waiting for), invalid (the case cannot be built: bad input) or
+// skipped (with the reason: a GPU case on a machine without one is never passed).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diff_tests/parity_report.h"
+#include "diff_tests/suite_case.h"
+
+namespace irm::diff {
+
+enum class SuiteResult { kPass, kMismatch, kError, kInvalid, kSkipped };
+// "pass", "mismatch", "error", "invalid", "skipped".
+const char* SuiteResultName(SuiteResult result);
+
+struct ComparisonOutcome {
+  SuiteComparison comparison = SuiteComparison::kSerial;
+  Tier tier = Tier::kExact;
+  SuiteResult result = SuiteResult::kPass;
+  std::optional<ParityReport> report;  // set when the comparison ran to a verdict
+  std::string detail;                  // a mismatch's first divergence, an error's diagnostic
+  double seconds = 0;
+};
+
+struct CaseOutcome {
+  SuiteCase suite_case;
+  SuiteResult result = SuiteResult::kPass;  // the worst of the comparisons'
+  std::string detail;                       // why skipped, invalid, or the first failure's detail
+  std::vector<ComparisonOutcome> comparisons;
+  double seconds = 0;
+};
+
+struct SuiteRun {
+  std::vector<CaseOutcome> cases;  // in the order of the cases given
+  double seconds = 0;
+};
+
+struct SuiteOptions {
+  int jobs = 1;
+  // Where each case's scratch folder is made; empty: the system's temporary folder.
+  std::string scratch_root;
+  // Whether this machine offers a GPU to the reference runtime (this build has no GPU backend).
+  bool gpu_available = false;
+  // After each case, one call at a time: the outcome, how many cases are done, how many in all.
+  std::function<void(const CaseOutcome& outcome, int done, int total)> progress;
+};
+
+StatusOr<SuiteRun> RunSuite(const std::vector<SuiteCase>& cases, const SuiteOptions& options);
+
+// One case, as RunSuite runs it.
+CaseOutcome RunSuiteCase(const SuiteCase& suite_case, const SuiteOptions& options);
+
+// 0 every case passed or was skipped, 1 a mismatch, 2 an invalid case, 3 a runtime failure (the
+// worst wins: 3 over 2 over 1).
+int SuiteExitCode(const SuiteRun& run);
+
+// What a failed report shows first: the first divergence (translated) or the first differing
+// state (serial), then the first differing tensor and communication call. Empty on parity.
+std::string DescribeMismatch(const ParityReport& report);
+// The worst compared tensor's metric ("normwise 3.1e-07 (fc_0.w_0, all ranks, step 1)", with
+// ", arbitrated" when the float64 shadow let it pass), "bits
+// equal" when every tensor was decided bit for bit, "-" when nothing was compared.
+std::string WorstMetric(const ParityReport& report);
+
+}  // namespace irm::diff
