@@ -129,7 +129,10 @@ TEST(PassRegistryTest, GlobalRegistryHoldsTheBuiltInPasses) {
             "reshard functions do\n"
             "  rank=<int> (default: 0, at least 0): the rank whose program to make\n"
             "  world-size=<int> (default: 0, at least 0): ranks in the world (ring 0); 0: the "
-            "largest process id of the program's meshes plus one\n");
+            "largest process id of the program's meshes plus one\n"
+            "spmd-completion: decides every op's layouts by its SPMD rule (op_dist_attr, "
+            "distributed result types) and inserts dist_op.reshard where an operand needs "
+            "another layout\n");
   ASSERT_NE(global.Lookup("dce"), nullptr);
   EXPECT_EQ(global.Lookup("dce")->Create()->name(), "dce");
   ASSERT_NE(global.Lookup("canonicalize"), nullptr);

@@ -3,6 +3,7 @@
 
 #include "newir/auto_parallel/dist_to_dense.h"
 #include "newir/auto_parallel/reshard_lowering.h"
+#include "newir/auto_parallel/spmd_completion.h"
 
 namespace irm::newir {
 namespace {
@@ -36,6 +37,15 @@ class DistToDensePass : public Pass {
   int64_t rank_;
 };
 
+class SpmdCompletionPass : public Pass {
+ public:
+  std::string_view name() const override { return "spmd-completion"; }
+  StatusOr<IrChange> Run(Program& program) override {
+    IRM_ASSIGN_OR_RETURN(SpmdCompletionResult result, CompleteSpmd(program));
+    return result.ops_completed > 0 ? IrChange::kChanged : IrChange::kUnchanged;
+  }
+};
+
 PassOptionSpec RankOption() {
   return {.name = "rank",
           .default_value = int64_t{0},
@@ -47,6 +57,12 @@ PassOptionSpec RankOption() {
 }  // namespace
 
 Status RegisterAutoParallelPasses(PassRegistry& registry) {
+  IRM_RETURN_IF_ERROR(registry.Register(
+      {.name = "spmd-completion",
+       .summary = "decides every op's layouts by its SPMD rule (op_dist_attr, distributed result "
+                  "types) and inserts dist_op.reshard where an operand needs another layout",
+       .options = {},
+       .factory = [](const PassOptions&) { return std::make_unique<SpmdCompletionPass>(); }}));
   IRM_RETURN_IF_ERROR(registry.Register(
       {.name = "lower-reshard",
        .summary = "lowers every dist_op.reshard to one rank's collectives, as Paddle's reshard "

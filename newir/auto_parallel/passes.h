@@ -1,4 +1,7 @@
-// The auto-parallel passes of the new IR as the pass manager runs them, one rank at a time:
+// The auto-parallel passes of the new IR as the pass manager runs them:
+//   spmd-completion                     every op's layouts by its SPMD rule, reshards where an
+//                                       operand needs another layout (spmd_completion.h);
+// then one rank at a time:
 //   lower-reshard{rank=R world-size=N}  every dist_op.reshard becomes rank R's collectives
 //                                       (reshard_lowering.h), rings planned for all ranks alike;
 //   dist-to-dense{rank=R}               rank R's dense program (dist_to_dense.h).

@@ -30,7 +30,10 @@ TEST(AutoParallelPassesTest, PipelineMakesOneRanksDenseProgram) {
             "reshard functions do\n"
             "  rank=<int> (default: 0, at least 0): the rank whose program to make\n"
             "  world-size=<int> (default: 0, at least 0): ranks in the world (ring 0); 0: the "
-            "largest process id of the program's meshes plus one\n");
+            "largest process id of the program's meshes plus one\n"
+            "spmd-completion: decides every op's layouts by its SPMD rule (op_dist_attr, "
+            "distributed result types) and inserts dist_op.reshard where an operand needs "
+            "another layout\n");
   // 9 rows over 2 ranks: rank 1 holds 4, pads them to 5 and gathers 10 rows, of which 9 stay.
   Program program = testing::ReshardProgram({9, 4}, Layout({2}, {0, 1}, {0, -1}),
                                             Layout({2}, {0, 1}, {-1, -1}), 1);
