@@ -77,21 +77,6 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
          "_dp" + std::to_string(info.param.dp_degree);
 }
 
-// bundle.json's shared fields, as `ir-migrate build --strategy` writes them.
-oldir::Bundle BaseBundle(const oldir::models::ModelPrograms& model,
-                         const oldir::passes::Strategy& strategy, int steps) {
-  oldir::Bundle bundle;
-  bundle.steps = steps;
-  bundle.seed = model.seed;
-  bundle.strategy = oldir::passes::StrategyToJson(strategy);
-  for (const oldir::models::FeedSpec& feed : model.feeds) {
-    bundle.feeds.push_back({feed.name, feed.shape, DTypeName(*oldir::DTypeFromVarType(feed.dtype)),
-                            oldir::FeedSplit::kBatch});
-  }
-  bundle.fetches = model.fetches;
-  return bundle;
-}
-
 // Applies the strategy and writes the bundle; ASSERTs that it validates.
 void WriteDataParallelBundle(const oldir::models::ModelPrograms& model,
                              const oldir::passes::Strategy& strategy, const std::string& dir,
@@ -100,7 +85,7 @@ void WriteDataParallelBundle(const oldir::models::ModelPrograms& model,
       oldir::passes::ApplyStrategy(model.startup.Build(), model.main.Build(), strategy);
   ASSERT_TRUE(dp.ok()) << dp.status().ToString();
   StatusOr<oldir::Bundle> written =
-      oldir::passes::WriteDistributedBundle(*dp, BaseBundle(model, strategy, steps), dir);
+      oldir::passes::WriteDistributedBundle(*dp, ZooBundleJson(model, strategy, steps), dir);
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   StatusOr<oldir::Bundle> read = oldir::ReadBundle(dir);
   ASSERT_TRUE(read.ok()) << read.status().ToString();

@@ -89,16 +89,8 @@ void WritePipelineBundle(const oldir::models::ModelPrograms& model, const Case& 
   StatusOr<oldir::passes::DistributedPrograms> pp = oldir::passes::ApplyPipeline(
       model.startup.Build(), model.main.Build(), strategy, kMicroRows, c.ir);
   ASSERT_TRUE(pp.ok()) << pp.status().ToString();
-  oldir::Bundle bundle;
-  bundle.steps = kSteps;
-  bundle.seed = model.seed;
-  bundle.strategy = oldir::passes::StrategyToJson(strategy);
-  for (const oldir::models::FeedSpec& feed : model.feeds) {
-    bundle.feeds.push_back({feed.name, feed.shape, DTypeName(*oldir::DTypeFromVarType(feed.dtype)),
-                            oldir::FeedSplit::kBatch});
-  }
-  bundle.fetches = model.fetches;
-  StatusOr<oldir::Bundle> written = oldir::passes::WriteDistributedBundle(*pp, bundle, dir);
+  StatusOr<oldir::Bundle> written =
+      oldir::passes::WriteDistributedBundle(*pp, ZooBundleJson(model, strategy, kSteps), dir);
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   StatusOr<oldir::Bundle> read = oldir::ReadBundle(dir);
   ASSERT_TRUE(read.ok()) << read.status().ToString();

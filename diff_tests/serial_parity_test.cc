@@ -34,20 +34,6 @@ using rt::Tensor;
 constexpr int kSteps = 3;
 constexpr int64_t kRowsPerReplica = 2;
 
-oldir::Bundle BaseBundle(const oldir::models::ModelPrograms& model,
-                         const oldir::passes::Strategy& strategy) {
-  oldir::Bundle bundle;
-  bundle.steps = kSteps;
-  bundle.seed = model.seed;
-  bundle.strategy = oldir::passes::StrategyToJson(strategy);
-  for (const oldir::models::FeedSpec& feed : model.feeds) {
-    bundle.feeds.push_back({feed.name, feed.shape, DTypeName(*oldir::DTypeFromVarType(feed.dtype)),
-                            oldir::FeedSplit::kBatch});
-  }
-  bundle.fetches = model.fetches;
-  return bundle;
-}
-
 // The programs of `model` under dp_degree `dp`.
 oldir::passes::DistributedPrograms DataParallel(const oldir::models::ModelPrograms& model, int dp) {
   oldir::passes::Strategy strategy;
@@ -63,7 +49,7 @@ void Write(const oldir::models::ModelPrograms& model, int dp,
   oldir::passes::Strategy strategy;
   strategy.dp_degree = dp;
   StatusOr<oldir::Bundle> written =
-      oldir::passes::WriteDistributedBundle(programs, BaseBundle(model, strategy), dir);
+      oldir::passes::WriteDistributedBundle(programs, ZooBundleJson(model, strategy, kSteps), dir);
   ASSERT_TRUE(written.ok()) << written.status().ToString();
 }
 

@@ -9,6 +9,7 @@
 #include "oldir/models/gpt.h"
 #include "oldir/models/mlp.h"
 #include "oldir/models/training.h"
+#include "oldir/params_io.h"
 
 namespace irm::diff {
 
@@ -56,6 +57,23 @@ float Scalar(const rt::Tensor& t) {
   float v = 0.0f;
   std::memcpy(&v, t.raw(), sizeof v);
   return v;
+}
+
+oldir::Bundle ZooBundleJson(const oldir::models::ModelPrograms& model,
+                            const oldir::passes::Strategy& strategy, int steps,
+                            int64_t pipeline_rows) {
+  oldir::Bundle bundle;
+  bundle.steps = steps;
+  bundle.seed = model.seed;
+  bundle.strategy = oldir::passes::StrategyToJson(strategy);
+  for (const oldir::models::FeedSpec& feed : model.feeds) {
+    std::vector<int64_t> shape = feed.shape;
+    if (pipeline_rows > 0 && !shape.empty() && shape[0] == -1) shape[0] = pipeline_rows;
+    bundle.feeds.push_back({feed.name, shape, DTypeName(*oldir::DTypeFromVarType(feed.dtype)),
+                            oldir::FeedSplit::kBatch});
+  }
+  bundle.fetches = model.fetches;
+  return bundle;
 }
 
 rt::Tensor ToFloat64(const rt::Tensor& t) {

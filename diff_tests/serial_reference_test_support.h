@@ -12,8 +12,10 @@
 
 #include "common/status.h"
 #include "diff_tests/serial_arbitration.h"
+#include "oldir/bundle.h"
 #include "oldir/models/model.h"
 #include "oldir/optimizer.h"
+#include "oldir/passes/strategy.h"
 #include "oldir/program.h"
 #include "reference_runtime/executor.h"
 #include "reference_runtime/legacy_executor.h"
@@ -28,6 +30,14 @@ namespace irm::diff {
 // with its backward and `kind` (learning rate 0.05).
 Status BuildZooTraining(std::string_view model, oldir::OptimizerKind kind,
                         oldir::models::ModelPrograms* out);
+
+// bundle.json's shared fields for a pass's output on `model`, as `ir-migrate build --strategy`
+// writes them: steps, seed, the strategy (its dp_degree splits the batch among replicas), feeds
+// and fetches; `pipeline_rows` > 0 fixes the feeds' batch dim (a pipeline's recv shapes are
+// static), 0 keeps -1.
+oldir::Bundle ZooBundleJson(const oldir::models::ModelPrograms& model,
+                            const oldir::passes::Strategy& strategy, int steps,
+                            int64_t pipeline_rows = 0);
 
 bool SameBits(const rt::Tensor& a, const rt::Tensor& b);
 float Scalar(const rt::Tensor& t);  // the first element of a float32 tensor

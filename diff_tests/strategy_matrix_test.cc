@@ -52,24 +52,6 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
          "_" + info.param.name;
 }
 
-// bundle.json's shared fields as `ir-migrate build --strategy` writes them: a pipeline's feeds fix
-// the replica's rows (its send/recv shapes are static).
-oldir::Bundle BaseBundle(const oldir::models::ModelPrograms& model,
-                         const oldir::passes::Strategy& strategy) {
-  oldir::Bundle bundle;
-  bundle.steps = kSteps;
-  bundle.seed = model.seed;
-  bundle.strategy = oldir::passes::StrategyToJson(strategy);
-  for (const oldir::models::FeedSpec& feed : model.feeds) {
-    std::vector<int64_t> shape = feed.shape;
-    if (strategy.pipeline.enable && !shape.empty() && shape[0] == -1) shape[0] = kRows;
-    bundle.feeds.push_back({feed.name, shape, DTypeName(*oldir::DTypeFromVarType(feed.dtype)),
-                            oldir::FeedSplit::kBatch});
-  }
-  bundle.fetches = model.fetches;
-  return bundle;
-}
-
 Status WriteStrategyBundle(const oldir::models::ModelPrograms& model,
                            const oldir::passes::Strategy& strategy, const std::string& dir,
                            oldir::passes::DistributedPrograms* programs) {
@@ -80,7 +62,9 @@ Status WriteStrategyBundle(const oldir::models::ModelPrograms& model,
   IRM_ASSIGN_OR_RETURN(
       *programs,
       oldir::passes::ApplyStrategy(model.startup.Build(), model.main.Build(), strategy, options));
-  return oldir::passes::WriteDistributedBundle(*programs, BaseBundle(model, strategy), dir)
+  return oldir::passes::WriteDistributedBundle(
+             *programs,
+             ZooBundleJson(model, strategy, kSteps, strategy.pipeline.enable ? kRows : 0), dir)
       .status();
 }
 

@@ -39,6 +39,12 @@ using rt::FeedMap;
 using rt::Scope;
 using rt::Tensor;
 
+oldir::passes::Strategy TensorParallel(int mp_degree) {
+  oldir::passes::Strategy strategy;
+  strategy.mp_degree = mp_degree;
+  return strategy;
+}
+
 constexpr int kSteps = 3;
 constexpr int64_t kRows = 2;
 
@@ -51,21 +57,6 @@ struct Case {
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   return std::string(info.param.model) + "_" + oldir::OptimizerKindName(info.param.optimizer) +
          "_tp" + std::to_string(info.param.mp_degree);
-}
-
-oldir::Bundle BaseBundle(const oldir::models::ModelPrograms& model, int mp_degree) {
-  oldir::passes::Strategy strategy;
-  strategy.mp_degree = mp_degree;
-  oldir::Bundle bundle;
-  bundle.steps = kSteps;
-  bundle.seed = model.seed;
-  bundle.strategy = oldir::passes::StrategyToJson(strategy);
-  for (const oldir::models::FeedSpec& feed : model.feeds) {
-    bundle.feeds.push_back({feed.name, feed.shape, DTypeName(*oldir::DTypeFromVarType(feed.dtype)),
-                            oldir::FeedSplit::kBatch});
-  }
-  bundle.fetches = model.fetches;
-  return bundle;
 }
 
 // The serial tensor of `shards` (one per rank, with the rank's slice), element by element.
@@ -107,8 +98,8 @@ TEST_P(TensorParallelPassTest, RanksMatchTheSerialRun) {
   ASSERT_TRUE(tp.ok()) << tp.status().ToString();
 
   ScratchDir dir(CaseName({c, 0}));
-  StatusOr<oldir::Bundle> written =
-      oldir::passes::WriteDistributedBundle(*tp, BaseBundle(model, c.mp_degree), dir / "tp");
+  StatusOr<oldir::Bundle> written = oldir::passes::WriteDistributedBundle(
+      *tp, ZooBundleJson(model, TensorParallel(c.mp_degree), kSteps), dir / "tp");
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   StatusOr<oldir::Bundle> read = oldir::ReadBundle(dir / "tp");
   ASSERT_TRUE(read.ok()) << read.status().ToString();
