@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diff_tests/serial_arbitration.h"
@@ -146,5 +147,8 @@ std::string RenderJson(const ParityReport& report);
 // One test case per rank and group (fetches, parameters, intermediates), and one per rank named
 // "communication" when the report compares communication.
 std::string RenderJunit(const ParityReport& report, const std::string& suite_name = "parity");
+// XML text and attribute values: the five entities; line breaks kept in attributes (&#10;);
+// control characters XML 1.0 cannot hold become '?'.
+std::string XmlEscape(std::string_view text);
 
 }  // namespace irm::diff

@@ -18,32 +18,6 @@ std::string RankClass(int rank) {
   return rank == kAllRanks ? std::string("reassembled") : fmt::format("rank{}", rank);
 }
 
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string RenderJunit(const ParityReport& report, const std::string& suite_name) {
@@ -115,6 +89,39 @@ std::string RenderJunit(const ParityReport& report, const std::string& suite_nam
       "  <testsuite name=\"{2}\" tests=\"{0}\" failures=\"{1}\" errors=\"0\">\n{3}"
       "  </testsuite>\n</testsuites>\n",
       tests, failures, XmlEscape(suite_name), body);
+}
+
+std::string XmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;
+      case '\t':
+      case '\r':
+        out += c;
+        break;
+      default:
+        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+    }
+  }
+  return out;
 }
 
 }  // namespace irm::diff

@@ -13,41 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// XML text and attribute values: the five entities; line breaks kept in attributes; control
-// characters XML 1.0 cannot hold become '?'.
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\t':
-      case '\r':
-        out += c;
-        break;
-      default:
-        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    }
-  }
-  return out;
-}
-
 // The tier a case's comparisons use: "noise-floor / exact".
 std::string Tiers(const CaseOutcome& c) {
   std::vector<std::string> tiers;
