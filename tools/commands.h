@@ -84,6 +84,17 @@ struct TranslateCommand {
 };
 int RunTranslate(const TranslateCommand& command, std::ostream& out, std::ostream& err);
 
+// Makes a translated serial pir bundle into a pir bundle of every rank's dense programs, by the
+// new IR's annotation, SPMD completion, reshard lowering and dist-to-dense.
+struct ParallelizeCommand {
+  std::string input;        // the serial pir bundle directory
+  std::string strategy;     // strategy JSON (oldir/passes/strategy.h)
+  std::string annotations;  // annotation JSON (newir/auto_parallel/shard_annotation.h); empty:
+                            // the strategy's standard placements (data parallelism only)
+  std::string output;       // a new directory
+};
+int RunParallelize(const ParallelizeCommand& command, std::ostream& out, std::ostream& err);
+
 struct BuildCommand {
   enum class Model { kMlp, kGpt, kCorpus };
   Model model = Model::kMlp;

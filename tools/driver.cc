@@ -196,6 +196,20 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   opt_app->add_flag("--pass-timing", opt.pass_timing, "Print wall time per pass on stderr");
   AddNewIrOptions(opt_app, &opt.newir);
 
+  ParallelizeCommand parallelize;
+  CLI::App* parallelize_app = app.add_subcommand(
+      "parallelize",
+      "Make a translated serial pir bundle into a pir bundle of every rank's dense programs: "
+      "shard_tensor annotations, SPMD completion, reshard lowering, dist-to-dense");
+  parallelize_app->add_option("input", parallelize.input, "Serial pir bundle directory")
+      ->required();
+  parallelize_app->add_option("--strategy", parallelize.strategy, "Strategy JSON")->required();
+  parallelize_app->add_option("--annotations", parallelize.annotations,
+                              "Annotation JSON: mesh and placements by var name (default: the "
+                              "strategy's data-parallel placements)");
+  parallelize_app->add_option("-o,--output", parallelize.output, "Output bundle, a new directory")
+      ->required();
+
   TranslateCommand translate;
   CLI::App* translate_app = app.add_subcommand(
       "translate",
@@ -506,6 +520,7 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   if (convert_app->parsed()) return RunConvert(convert, out, err);
   if (opt_app->parsed()) return RunOpt(opt, out, err);
   if (translate_app->parsed()) return RunTranslate(translate, out, err);
+  if (parallelize_app->parsed()) return RunParallelize(parallelize, out, err);
   if (run_app->parsed()) return RunRun(run, out, err);
   if (parity_app->parsed()) return RunParity(parity, out, err);
   if (suite_app->parsed()) return RunSuite(suite, out, err);

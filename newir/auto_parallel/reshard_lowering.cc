@@ -171,6 +171,17 @@ Value* StepEmitter::RToS(const ReshardStep& step, Value* x, std::vector<int64_t>
   const int64_t n = static_cast<int64_t>(step.group.size());
   if (n == 1) return ShareData(x, dims);
   const int64_t size = step.global_dims[step.axis];
+  if (size < 0) {
+    // A dynamic dim, taken to be split evenly (reshard_plan.cc): slice bounds are not known, so
+    // the rank takes its piece of an even split_with_num.
+    const std::vector<Type> piece_types(n, Dense(dims));
+    Value* pieces =
+        builder_
+            .Create("pd_op.split_with_num", {x, Axis(step.axis)}, {Type::Vector(piece_types)},
+                    {{"num", Attribute::Int32(static_cast<int32_t>(n))}})
+            ->result(0);
+    return Split(pieces)[step.position];
+  }
   const int64_t piece = PieceLength(size, n);
   const int64_t start = step.position * piece;
   const int64_t end = step.position == n - 1 ? size : start + piece;
@@ -194,7 +205,8 @@ Value* StepEmitter::SToR(const ReshardStep& step, Value* x, std::vector<int64_t>
   const int64_t axis = step.axis;
   const int64_t size = step.global_dims[axis];
   const int64_t piece = PieceLength(size, n);
-  const int64_t padding = piece * n - size;
+  // A dynamic dim is taken to be split evenly (reshard_plan.cc): no padding.
+  const int64_t padding = size < 0 ? 0 : piece * n - size;
   if (padding != 0 && step.position == n - 1) {
     std::vector<int64_t> pad_dims = dims;
     pad_dims[axis] = padding;
@@ -205,7 +217,7 @@ Value* StepEmitter::SToR(const ReshardStep& step, Value* x, std::vector<int64_t>
     x = builder_.Create("pd_op.concat", {parts, axis_value}, {Dense(dims)})->result(0);
   }
   std::vector<int64_t> gathered = dims;
-  gathered[0] *= n;
+  if (gathered[0] >= 0) gathered[0] *= n;
   Value* all = Collective("pd_op.all_gather", x, gathered,
                           {{"ring_id", Ring(step.group)},
                            {"nranks", Attribute::Int32(static_cast<int32_t>(n))}})

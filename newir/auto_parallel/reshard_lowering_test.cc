@@ -181,6 +181,22 @@ Status LowerError(const std::vector<int64_t>& dims, const TensorDistAttr& src,
   return PlanProcessGroups(program, groups);
 }
 
+TEST(ReshardLoweringTest, DynamicBatchIsTakenAsEvenlySplit) {
+  // A translated program's batch is -1. The runtime gives every data-parallel replica as many
+  // rows, so s->r on it is the even case of pir_reshard_s_to_r.py (one all_gather on dim 0, no
+  // padding), and r->s, whose slice bounds are not known, takes the rank's piece of an even
+  // split_with_num.
+  for (int64_t rank : {0, 1}) {
+    EXPECT_EQ(Lower({-1, 4}, Line({0, -1}), Line({-1, -1}), rank), (Names{"pd_op.all_gather"}));
+    EXPECT_EQ(Lower({-1, 4}, Line({-1, -1}), Line({0, -1}), rank),
+              (Names{"pd_op.full", "pd_op.split_with_num", "builtin.split"}));
+  }
+  // p->s on a dynamic dim still needs its size.
+  Program program = ReshardProgram({-1, 4}, Partial1D(2), Line({0, -1}), 0);
+  ProcessGroupTable groups(2);
+  EXPECT_FALSE(PlanProcessGroups(program, groups).ok());
+}
+
 TEST(ReshardLoweringTest, RefusalsNameTheReshardAndItsValue) {
   Status status = LowerError({4, 6}, Line({-1, -1}), Partial1D(2), 0);
   EXPECT_EQ(status.code(), StatusCode::kInvalid);

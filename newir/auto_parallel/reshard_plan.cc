@@ -66,6 +66,9 @@ class Planner {
     for (int64_t dim : {axis, in_axis}) {
       if (dim < 0) continue;
       const int64_t size = global_dims_[dim];
+      // A dynamic dim (a batch of -1) is cut and gathered as if the mesh divided it: the runtime
+      // gives every data-parallel replica as many rows, and its size is not known to pad it.
+      if (size < 0 && (kind == Kind::kSToR || kind == Kind::kRToS)) continue;
       if (size < 0) {
         return Unsupported(fmt::format("{} over dim {} needs a static size, found -1",
                                        ReshardStepKindName(kind), dim));
