@@ -1,4 +1,4 @@
-// The legacy passes' whole matrix (issue of the legacy distributed passes, acceptance): for the zoo
+// The legacy passes' whole matrix (the acceptance of the legacy distributed passes): for the zoo
 // mlp and gpt (2 layers), SGD and AdamW, each strategy — dp2, dp4, dp2 with the fused all-reduce
 // (at least 3 buckets), tp2, tp4, pp2 and pp4 under FThenB, 1F1B, Eager1F1B, VPP (v=2) and ZBH1,
 // gradient merge k=2 and k=4, dp2 x tp2, dp2 x pp2, dp2 x tp2 x pp2 (8 ranks) — becomes a bundle
