@@ -21,4 +21,11 @@ inline void AppendJsonPointerToken(std::string* pointer, std::string_view key) {
   }
 }
 
+// `pointer` with `key` appended as one token.
+inline std::string JsonPointerChild(const std::string& pointer, std::string_view key) {
+  std::string out = pointer;
+  AppendJsonPointerToken(&out, key);
+  return out;
+}
+
 }  // namespace irm

@@ -13,40 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
+#include "common/json_kind.h"
 #include "common/json_pointer.h"
 
 namespace irm::diff {
 namespace {
 
 using nlohmann::json;
-
-std::string Child(const std::string& pointer, std::string_view key) {
-  std::string out = pointer;
-  AppendJsonPointerToken(&out, key);
-  return out;
-}
-
-const char* TypeName(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "an integer";
-    case json::value_t::number_float:
-      return "a number";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    default:
-      return "a value";
-  }
-}
 
 // The checks of one file, each failing with the file and a JSON pointer.
 class CaseReader {
@@ -59,7 +32,7 @@ class CaseReader {
     return Status(StatusCode::kParseError, std::move(loc), std::move(message));
   }
   Status WrongType(const std::string& pointer, const char* expected, const json& v) const {
-    return Error(pointer, fmt::format("expected {}, got {}", expected, TypeName(v)));
+    return Error(pointer, fmt::format("expected {}, got {}", expected, JsonKindName(v)));
   }
   // `v` is an object whose keys are all in `known`.
   Status Object(const std::string& pointer, const json& v,
@@ -67,7 +40,7 @@ class CaseReader {
     if (!v.is_object()) return WrongType(pointer, "an object", v);
     for (const auto& item : v.items()) {
       if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
-        return Error(Child(pointer, item.key()),
+        return Error(JsonPointerChild(pointer, item.key()),
                      fmt::format("unknown field '{}' (known: {})", item.key(),
                                  fmt::join(known.begin(), known.end(), ", ")));
       }
@@ -113,7 +86,7 @@ class CaseReader {
     if (!v.is_array()) return WrongType(pointer, "an array of strings", v);
     std::set<std::string> seen;
     for (size_t i = 0; i < v.size(); ++i) {
-      const std::string p = Child(pointer, std::to_string(i));
+      const std::string p = JsonPointerChild(pointer, std::to_string(i));
       std::string name;
       IRM_RETURN_IF_ERROR(String(p, v[i], &name));
       if (name.empty()) return Error(p, "must not be empty");
@@ -294,7 +267,7 @@ StatusOr<SuiteCase> ParseSuiteCase(std::string_view text, const std::string& fil
       } else if (names[i] == "translated") {
         c.compare.push_back(SuiteComparison::kTranslated);
       } else {
-        return r.Error(Child("/compare", std::to_string(i)),
+        return r.Error(JsonPointerChild("/compare", std::to_string(i)),
                        fmt::format("'{}' is not one of serial, translated", names[i]));
       }
     }

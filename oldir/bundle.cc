@@ -15,6 +15,7 @@
 #include "common/file_io.h"
 #include "common/host_tensor.h"
 #include "common/json_depth.h"
+#include "common/json_kind.h"
 #include "common/json_pointer.h"
 #include "oldir/params_io.h"
 #include "oldir/program_io.h"
@@ -44,9 +45,7 @@ Location JsonLocation(const std::string& file, const std::string& pointer) {
 }
 
 std::string Child(const std::string& pointer, std::string_view key) {
-  std::string out = pointer;
-  AppendJsonPointerToken(&out, key);
-  return out;
+  return JsonPointerChild(pointer, key);
 }
 std::string Child(const std::string& pointer, size_t index) {
   return fmt::format("{}/{}", pointer, index);
@@ -193,28 +192,6 @@ StatusOr<json> ParseJson(std::string_view text, const std::string& file) {
   return SyntaxError(file, failure.what, failure.byte);
 }
 
-const char* Describe(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "an integer";
-    case json::value_t::number_float:
-      return "a floating-point number";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    default:
-      return "a value of another kind";
-  }
-}
-
 // Structure errors of one JSON file, all kParseError at file + pointer.
 class JsonReader {
  public:
@@ -224,7 +201,7 @@ class JsonReader {
     return Status(StatusCode::kParseError, JsonLocation(file_, pointer), std::move(message));
   }
   Status WrongType(const std::string& pointer, const char* expected, const json& v) const {
-    return Error(pointer, fmt::format("expected {}, found {}", expected, Describe(v)));
+    return Error(pointer, fmt::format("expected {}, found {}", expected, JsonKindName(v)));
   }
 
   // `v` must be an object whose keys are all in `known`.

@@ -10,6 +10,7 @@
 
 #include "common/diagnostic.h"
 #include "common/file_io.h"
+#include "common/json_kind.h"
 #include "common/json_pointer.h"
 
 namespace irm::oldir::passes {
@@ -20,23 +21,6 @@ using json = nlohmann::json;
 // The schedules Paddle's pipeline_scheduler_pass registers (pipelines.md §1.1).
 constexpr std::array<std::string_view, 6> kScheduleModes = {"FThenB", "1F1B", "Eager1F1B",
                                                             "VPP",    "ZBH1", "ZBVPP"};
-
-std::string Child(const std::string& pointer, std::string_view key) {
-  std::string out = pointer;
-  AppendJsonPointerToken(&out, key);
-  return out;
-}
-
-const char* Describe(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number_integer()) return "an integer";
-  if (v.is_number_float()) return "a floating-point number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
-  return "a value of another kind";
-}
 
 // Structure and range errors of one strategy file, located by JSON pointer.
 class Reader {
@@ -53,14 +37,14 @@ class Reader {
   }
   Status WrongType(const std::string& pointer, const char* expected, const json& v) const {
     return Error(StatusCode::kParseError, pointer,
-                 fmt::format("expected {}, found {}", expected, Describe(v)));
+                 fmt::format("expected {}, found {}", expected, JsonKindName(v)));
   }
   Status Object(const std::string& pointer, const json& v,
                 const std::vector<std::string_view>& known) const {
     if (!v.is_object()) return WrongType(pointer, "an object", v);
     for (const auto& [key, value] : v.items()) {
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      Status status = Error(StatusCode::kParseError, Child(pointer, key),
+      Status status = Error(StatusCode::kParseError, JsonPointerChild(pointer, key),
                             fmt::format("unknown field '{}'", key));
       status.AddNote(fmt::format("the fields here are: {}", fmt::join(known, ", ")));
       return status;
@@ -71,7 +55,7 @@ class Reader {
   Status Bool(const std::string& pointer, const json& obj, std::string_view key, bool* out) const {
     auto it = obj.find(key);
     if (it == obj.end()) return Status::Ok();
-    if (!it->is_boolean()) return WrongType(Child(pointer, key), "a boolean", *it);
+    if (!it->is_boolean()) return WrongType(JsonPointerChild(pointer, key), "a boolean", *it);
     *out = it->get<bool>();
     return Status::Ok();
   }
@@ -80,7 +64,7 @@ class Reader {
              int* out) const {
     auto it = obj.find(key);
     if (it == obj.end()) return Status::Ok();
-    const std::string p = Child(pointer, key);
+    const std::string p = JsonPointerChild(pointer, key);
     if (!it->is_number_integer()) return WrongType(p, "an integer", *it);
     const bool in_range = it->is_number_unsigned()
                               ? it->get<uint64_t>() >= static_cast<uint64_t>(min) &&
@@ -98,7 +82,7 @@ class Reader {
                 std::string* out) const {
     auto it = obj.find(key);
     if (it == obj.end()) return Status::Ok();
-    if (!it->is_string()) return WrongType(Child(pointer, key), "a string", *it);
+    if (!it->is_string()) return WrongType(JsonPointerChild(pointer, key), "a string", *it);
     *out = it->get<std::string>();
     return Status::Ok();
   }
@@ -107,7 +91,7 @@ class Reader {
                   double* out) const {
     auto it = obj.find(key);
     if (it == obj.end()) return Status::Ok();
-    const std::string p = Child(pointer, key);
+    const std::string p = JsonPointerChild(pointer, key);
     if (!it->is_number()) return WrongType(p, "a number", *it);
     const double value = it->get<double>();
     if (!(value > 0)) {
@@ -227,7 +211,7 @@ StatusOr<Strategy> ParseStrategyJson(std::string_view text, const std::string& f
     IRM_RETURN_IF_ERROR(r.String(p, *it, "schedule_mode", &pp.schedule_mode));
     if (std::find(kScheduleModes.begin(), kScheduleModes.end(), pp.schedule_mode) ==
         kScheduleModes.end()) {
-      Status status = r.Error(StatusCode::kInvalidArgument, Child(p, "schedule_mode"),
+      Status status = r.Error(StatusCode::kInvalidArgument, JsonPointerChild(p, "schedule_mode"),
                               fmt::format("unknown schedule_mode '{}'", pp.schedule_mode));
       status.AddNote(fmt::format("the schedules are: {}", fmt::join(kScheduleModes, ", ")));
       return status;
@@ -261,7 +245,7 @@ StatusOr<Strategy> ParseStrategyJson(std::string_view text, const std::string& f
     IRM_RETURN_IF_ERROR(r.Object(p, *it, {"enable", "fused_passes_list"}));
     IRM_RETURN_IF_ERROR(r.Bool(p, *it, "enable", &s.fused_passes.enable));
     if (auto list = it->find("fused_passes_list"); list != it->end()) {
-      const std::string q = Child(p, "fused_passes_list");
+      const std::string q = JsonPointerChild(p, "fused_passes_list");
       if (!list->is_array()) return r.WrongType(q, "an array", *list);
       for (size_t i = 0; i < list->size(); ++i) {
         const json& name = (*list)[i];
