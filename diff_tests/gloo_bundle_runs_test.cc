@@ -12,7 +12,6 @@
 
 #include "diff_tests/corpus/corpus.h"
 #include "diff_tests/tensor_compare.h"
-#include "oldir/bundle.h"
 #include "reference_runtime/comm/gloo_world.h"
 #include "reference_runtime/multi_rank_run.h"
 
@@ -31,13 +30,9 @@ StatusOr<MultiRankResult> RunBundle(const std::string& dir, bool gloo,
   config.rank_config.batch_size = 4;
   config.world.trace = true;
   if (gloo) {
-    IRM_ASSIGN_OR_RETURN(oldir::Bundle bundle, oldir::ReadBundle(dir));
     rt::GlooWorldOptions options;
     options.timeout = timeout;
     options.trace = true;
-    // A world a factory makes takes no model from the bundle: the one bundle.json records, as
-    // `run --backend gloo` gives it.
-    options.p2p = bundle.p2p.value_or(schedules::P2pModel::Rendezvous());
     config.make_world = rt::GlooWorld::ThreadsFactory(options);
   }
   return rt::RunBundleRanks(dir, config);

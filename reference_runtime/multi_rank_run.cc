@@ -56,12 +56,13 @@ StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRank
   for (const oldir::ProcessGroup& group : bundle.process_groups) {
     groups.push_back({group.ring_id, group.ranks});
   }
+  ThreadWorldOptions world = config.world;
+  if (config.p2p_from_bundle && bundle.p2p) world.p2p = *bundle.p2p;
   MultiRankResult result;
   if (config.make_world) {
-    IRM_ASSIGN_OR_RETURN(result.world, config.make_world(bundle.world_size, std::move(groups)));
+    IRM_ASSIGN_OR_RETURN(result.world,
+                         config.make_world(bundle.world_size, std::move(groups), world.p2p));
   } else {
-    ThreadWorldOptions world = config.world;
-    if (config.p2p_from_bundle && bundle.p2p) world.p2p = *bundle.p2p;
     IRM_ASSIGN_OR_RETURN(std::unique_ptr<ThreadWorld> threads,
                          ThreadWorld::Create(bundle.world_size, std::move(groups), world));
     result.world = std::make_unique<ThreadRankWorld>(std::move(threads));

@@ -32,11 +32,12 @@ struct MultiRankConfig {
   // rank. A feed must be one some hosted rank takes (BundleRankRunner::feed_names()), unless
   // `check_feed_names` is unset.
   BundleRunConfig rank_config;
-  // The thread backend's options (timeout, trace, point-to-point model), when `make_world` is
-  // unset.
+  // The thread backend's options (timeout, trace), when `make_world` is unset; its point-to-point
+  // model is every world's (see p2p_from_bundle).
   ThreadWorldOptions world;
-  // The thread backend runs under the point-to-point model bundle.json states (Bundle::p2p) when
-  // it states one, instead of world.p2p; unset by a caller that chose a model itself.
+  // The world (the thread backend's, or the one `make_world` makes) runs under the point-to-point
+  // model bundle.json states (Bundle::p2p) when it states one, instead of world.p2p; unset by a
+  // caller that chose a model itself.
   bool p2p_from_bundle = true;
   // The backend: unset runs every rank as a thread of a ThreadWorld; a factory (e.g.
   // GlooWorld::ThreadsFactory) makes another world, which may host only some of the ranks.

@@ -174,8 +174,7 @@ int RunBundle(const RunCommand& command, rt::FeedMap feeds, std::ostream& out, s
 
 // The world of a --ranks run: unset for the thread backend; Gloo with every rank as a thread, or
 // (a child of --launch processes) this process's one rank.
-StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command,
-                                            const schedules::P2pModel& p2p) {
+StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command) {
   if (command.backend == "thread") {
     if (command.launch != "threads" || command.rank_process >= 0) {
       return Status(StatusCode::kInvalidArgument, Location{},
@@ -190,7 +189,6 @@ StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command,
 #ifdef IRM_HAVE_GLOO
   rt::GlooWorldOptions options;
   options.timeout = std::chrono::milliseconds(command.timeout_ms);
-  options.p2p = p2p;
   if (command.rank_process >= 0) {
     // A rank process ends with its launcher, even one killed by SIGKILL.
     IRM_RETURN_IF_ERROR(TieToLauncher());
@@ -211,12 +209,11 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
                 std::ostream& err) {
   StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.input);
   if (!bundle.ok()) return Fail(bundle.status(), err);
-  // The model asked for, else the one the bundle says its plans need, else rendezvous.
-  StatusOr<schedules::P2pModel> p2p = command.p2p.empty()
-                                          ? bundle->p2p.value_or(schedules::P2pModel::Rendezvous())
-                                          : schedules::ParseP2pModel(command.p2p);
+  // The model asked for; else the runner takes the one the bundle says its plans need.
+  StatusOr<schedules::P2pModel> p2p = command.p2p.empty() ? schedules::P2pModel::Rendezvous()
+                                                          : schedules::ParseP2pModel(command.p2p);
   if (!p2p.ok()) return Fail(p2p.status(), err);
-  StatusOr<rt::RankWorldFactory> factory = WorldFactory(command, *p2p);
+  StatusOr<rt::RankWorldFactory> factory = WorldFactory(command);
   if (!factory.ok()) return Fail(factory.status(), err);
   if (bundle->world_size != command.ranks) {
     return Fail(Status(StatusCode::kInvalidArgument, Location::File(command.input),
@@ -241,7 +238,7 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
 #endif
   rt::MultiRankConfig config;
   config.world.p2p = *p2p;
-  config.p2p_from_bundle = false;
+  config.p2p_from_bundle = command.p2p.empty();
   std::optional<rt::ChromeTraceRecorder> trace;
   if (!command.trace.empty()) {
     trace.emplace(bundle->world_size);

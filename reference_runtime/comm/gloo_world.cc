@@ -171,24 +171,28 @@ StatusOr<std::vector<std::unique_ptr<GlooCommunicator>>> GlooWorld::Connect(
 }
 
 RankWorldFactory GlooWorld::ThreadsFactory(GlooWorldOptions options) {
-  return [options](int world_size,
-                   std::vector<CommGroup> groups) -> StatusOr<std::unique_ptr<RankWorld>> {
+  return [options](int world_size, std::vector<CommGroup> groups,
+                   const schedules::P2pModel& p2p) -> StatusOr<std::unique_ptr<RankWorld>> {
+    GlooWorldOptions with_model = options;
+    with_model.p2p = p2p;
     IRM_ASSIGN_OR_RETURN(std::unique_ptr<GlooWorld> world,
-                         CreateThreads(world_size, std::move(groups), options));
+                         CreateThreads(world_size, std::move(groups), with_model));
     return std::unique_ptr<RankWorld>(std::move(world));
   };
 }
 
 RankWorldFactory GlooWorld::ProcessRankFactory(int rank, std::string store_dir,
                                                GlooWorldOptions options) {
-  return
-      [rank, store_dir, options](
-          int world_size, std::vector<CommGroup> groups) -> StatusOr<std::unique_ptr<RankWorld>> {
-        IRM_ASSIGN_OR_RETURN(
-            std::unique_ptr<GlooWorld> world,
-            CreateProcessRank(world_size, rank, std::move(groups), store_dir, options));
-        return std::unique_ptr<RankWorld>(std::move(world));
-      };
+  return [rank, store_dir, options](
+             int world_size, std::vector<CommGroup> groups,
+             const schedules::P2pModel& p2p) -> StatusOr<std::unique_ptr<RankWorld>> {
+    GlooWorldOptions with_model = options;
+    with_model.p2p = p2p;
+    IRM_ASSIGN_OR_RETURN(
+        std::unique_ptr<GlooWorld> world,
+        CreateProcessRank(world_size, rank, std::move(groups), store_dir, with_model));
+    return std::unique_ptr<RankWorld>(std::move(world));
+  };
 }
 
 StatusOr<Communicator*> GlooWorld::For(int rank, int ring_id) {

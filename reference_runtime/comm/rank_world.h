@@ -13,6 +13,7 @@
 #include "reference_runtime/comm/comm_context.h"
 #include "reference_runtime/comm/comm_trace.h"
 #include "reference_runtime/comm/thread_world.h"
+#include "schedules/p2p_model.h"
 
 namespace irm::rt {
 
@@ -32,8 +33,9 @@ class RankWorld {
   virtual const CommTrace* trace(int rank) const = 0;
 };
 
-// Makes the world of `world_size` ranks with the bundle's process groups (ThreadWorld's rules).
+// Makes the world of `world_size` ranks with the bundle's process groups (ThreadWorld's rules),
+// its sends under `p2p` (the runner's choice: the bundle's model or the caller's).
 using RankWorldFactory = std::function<StatusOr<std::unique_ptr<RankWorld>>(
-    int world_size, std::vector<CommGroup> groups)>;
+    int world_size, std::vector<CommGroup> groups, const schedules::P2pModel& p2p)>;
 
 }  // namespace irm::rt
