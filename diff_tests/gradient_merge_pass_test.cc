@@ -52,15 +52,10 @@ using rt::Tensor;
 constexpr int64_t kMicroBatch = 2;
 constexpr int kRounds = 2;
 
-struct Case {
-  const char* model;  // "mlp" or "gpt"
-  oldir::OptimizerKind optimizer;
-  int k_steps;
-};
+using Case = ZooCase;  // degree: k_steps
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
-  return std::string(info.param.model) + "_" + oldir::OptimizerKindName(info.param.optimizer) +
-         "_k" + std::to_string(info.param.k_steps);
+  return ZooCaseName(info.param, "k");
 }
 
 // A deterministic stream of feed values (a 64-bit LCG), so that every run sees the same batches.
@@ -137,7 +132,7 @@ class GradientMergePassTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GradientMergePassTest, KMicroStepsMatchOneSerialStepOfTheGlobalBatch) {
   const Case c = GetParam();
-  const int k = c.k_steps;
+  const int k = c.degree;
 
   oldir::models::ModelPrograms serial_model;
   ASSERT_TRUE(BuildZooTraining(c.model, c.optimizer, &serial_model).ok());
@@ -264,15 +259,7 @@ TEST_P(GradientMergePassTest, KMicroStepsMatchOneSerialStepOfTheGlobalBatch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ZooModels, GradientMergePassTest,
-                         ::testing::Values(Case{"mlp", oldir::OptimizerKind::kSgd, 2},
-                                           Case{"mlp", oldir::OptimizerKind::kSgd, 4},
-                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 2},
-                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 4},
-                                           Case{"gpt", oldir::OptimizerKind::kSgd, 2},
-                                           Case{"gpt", oldir::OptimizerKind::kSgd, 4},
-                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 2},
-                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 4}),
+INSTANTIATE_TEST_SUITE_P(ZooModels, GradientMergePassTest, ::testing::ValuesIn(ZooCases({2, 4})),
                          CaseName);
 
 }  // namespace

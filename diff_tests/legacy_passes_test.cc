@@ -66,15 +66,10 @@ using rt::Tensor;
 constexpr int kSteps = 3;
 constexpr int64_t kRowsPerReplica = 2;
 
-struct Case {
-  const char* model;  // "mlp" or "gpt"
-  oldir::OptimizerKind optimizer;
-  int dp_degree;
-};
+using Case = ZooCase;  // degree: dp_degree
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
-  return std::string(info.param.model) + "_" + oldir::OptimizerKindName(info.param.optimizer) +
-         "_dp" + std::to_string(info.param.dp_degree);
+  return ZooCaseName(info.param, "dp");
 }
 
 // Applies the strategy and writes the bundle; ASSERTs that it validates.
@@ -110,12 +105,12 @@ TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
   oldir::models::ModelPrograms model;
   ASSERT_TRUE(BuildZooTraining(c.model, c.optimizer, &model).ok());
   oldir::passes::Strategy strategy;
-  strategy.dp_degree = c.dp_degree;
+  strategy.dp_degree = c.degree;
   ScratchDir dir(CaseName({c, 0}));
   ASSERT_NO_FATAL_FAILURE(WriteDataParallelBundle(model, strategy, dir / "dp", nullptr));
   StatusOr<rt::MultiRankResult> dp = RunBundle(dir / "dp");
   ASSERT_TRUE(dp.ok()) << dp.status().ToString();
-  ASSERT_EQ(dp->ranks.size(), static_cast<size_t>(c.dp_degree));
+  ASSERT_EQ(dp->ranks.size(), static_cast<size_t>(c.degree));
 
   // The serial twin and its fp64 shadow, on the global batch the replicas drew together.
   StatusOr<std::unique_ptr<SerialReference>> reference = SerialReference::Create(model);
@@ -124,7 +119,7 @@ TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
   Scope& serial = ref.serial();
   Scope& shadow = ref.shadow();
   const std::vector<std::string>& state = ref.state();
-  const int64_t global_rows = kRowsPerReplica * c.dp_degree;
+  const int64_t global_rows = kRowsPerReplica * c.degree;
   for (int s = 1; s <= kSteps; ++s) {
     SCOPED_TRACE("step " + std::to_string(s));
     FeedMap feeds;
@@ -139,8 +134,8 @@ TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
       ASSERT_EQ(rank.steps.size(), static_cast<size_t>(kSteps));
       sum += Scalar(rank.steps[s - 1].merged[0].tensor);
     }
-    const Tensor mean = Tensor::FromVector(
-        std::vector<float>{static_cast<float>(sum / c.dp_degree)}, (*loss)[0].tensor.shape());
+    const Tensor mean = Tensor::FromVector(std::vector<float>{static_cast<float>(sum / c.degree)},
+                                           (*loss)[0].tensor.shape());
     const Comparison cmp = CompareTensors(mean, (*loss)[0].tensor, Tier::kReordered);
     EXPECT_TRUE(cmp.pass) << "loss: " << cmp.reason;
   }
@@ -174,7 +169,7 @@ TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
   // One all-reduce per parameter per step on every rank.
   StatusOr<std::vector<oldir::ParamGrad>> grads = oldir::passes::OptimizerParamGrads(ref.main());
   ASSERT_TRUE(grads.ok());
-  for (int r = 0; r < c.dp_degree; ++r) {
+  for (int r = 0; r < c.degree; ++r) {
     const rt::CommTrace* trace = dp->world->trace(r);
     ASSERT_NE(trace, nullptr);
     EXPECT_EQ(trace->records().size(), grads->size() * kSteps) << "rank " << r;
@@ -189,15 +184,7 @@ TEST_P(DataParallelPassTest, ReplicasMatchTheSerialRunOfTheGlobalBatch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ZooModels, DataParallelPassTest,
-                         ::testing::Values(Case{"mlp", oldir::OptimizerKind::kSgd, 2},
-                                           Case{"mlp", oldir::OptimizerKind::kSgd, 4},
-                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 2},
-                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 4},
-                                           Case{"gpt", oldir::OptimizerKind::kSgd, 2},
-                                           Case{"gpt", oldir::OptimizerKind::kSgd, 4},
-                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 2},
-                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 4}),
+INSTANTIATE_TEST_SUITE_P(ZooModels, DataParallelPassTest, ::testing::ValuesIn(ZooCases({2, 4})),
                          CaseName);
 
 // Bucket bounds that give each model at least 3 buckets, two or more of them fused.

@@ -76,6 +76,22 @@ oldir::Bundle ZooBundleJson(const oldir::models::ModelPrograms& model,
   return bundle;
 }
 
+std::vector<ZooCase> ZooCases(const std::vector<int>& degrees) {
+  std::vector<ZooCase> cases;
+  for (const char* model : {"mlp", "gpt"}) {
+    for (oldir::OptimizerKind optimizer :
+         {oldir::OptimizerKind::kSgd, oldir::OptimizerKind::kAdamW}) {
+      for (int degree : degrees) cases.push_back({model, optimizer, degree});
+    }
+  }
+  return cases;
+}
+
+std::string ZooCaseName(const ZooCase& c, std::string_view prefix) {
+  return std::string(c.model) + "_" + oldir::OptimizerKindName(c.optimizer) + "_" +
+         std::string(prefix) + std::to_string(c.degree);
+}
+
 rt::Tensor ToFloat64(const rt::Tensor& t) {
   if (t.dtype() != DType::kFloat32) return t.Clone();
   std::vector<double> v(static_cast<size_t>(t.numel()));

@@ -39,6 +39,18 @@ oldir::Bundle ZooBundleJson(const oldir::models::ModelPrograms& model,
                             const oldir::passes::Strategy& strategy, int steps,
                             int64_t pipeline_rows = 0);
 
+// One case of the passes' tests: a zoo model ("mlp", "gpt"), an optimizer, and the degree of the
+// pass under test (dp_degree, mp_degree, k_steps).
+struct ZooCase {
+  const char* model;
+  oldir::OptimizerKind optimizer;
+  int degree;
+};
+// The passes' tests' grid: mlp then gpt, SGD then AdamW, each of `degrees`.
+std::vector<ZooCase> ZooCases(const std::vector<int>& degrees);
+// "<model>_<optimizer>_<prefix><degree>": "mlp_sgd_dp2".
+std::string ZooCaseName(const ZooCase& c, std::string_view prefix);
+
 bool SameBits(const rt::Tensor& a, const rt::Tensor& b);
 float Scalar(const rt::Tensor& t);  // the first element of a float32 tensor
 // `t` in float64 when it is float32; other tensors as they are (a copy).

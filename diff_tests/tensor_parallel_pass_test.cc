@@ -48,15 +48,10 @@ oldir::passes::Strategy TensorParallel(int mp_degree) {
 constexpr int kSteps = 3;
 constexpr int64_t kRows = 2;
 
-struct Case {
-  const char* model;  // "mlp" or "gpt"
-  oldir::OptimizerKind optimizer;
-  int mp_degree;
-};
+using Case = ZooCase;  // degree: mp_degree
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
-  return std::string(info.param.model) + "_" + oldir::OptimizerKindName(info.param.optimizer) +
-         "_tp" + std::to_string(info.param.mp_degree);
+  return ZooCaseName(info.param, "tp");
 }
 
 // The serial tensor of `shards` (one per rank, with the rank's slice), element by element.
@@ -93,13 +88,13 @@ TEST_P(TensorParallelPassTest, RanksMatchTheSerialRun) {
   const oldir::Program main = model.main.Build();
   StatusOr<oldir::passes::Placements> placements = oldir::passes::MegatronPlacements(main);
   ASSERT_TRUE(placements.ok()) << placements.status().ToString();
-  StatusOr<oldir::passes::DistributedPrograms> tp = oldir::passes::ApplyTensorParallelWorld(
-      model.startup.Build(), main, c.mp_degree, *placements);
+  StatusOr<oldir::passes::DistributedPrograms> tp =
+      oldir::passes::ApplyTensorParallelWorld(model.startup.Build(), main, c.degree, *placements);
   ASSERT_TRUE(tp.ok()) << tp.status().ToString();
 
   ScratchDir dir(CaseName({c, 0}));
   StatusOr<oldir::Bundle> written = oldir::passes::WriteDistributedBundle(
-      *tp, ZooBundleJson(model, TensorParallel(c.mp_degree), kSteps), dir / "tp");
+      *tp, ZooBundleJson(model, TensorParallel(c.degree), kSteps), dir / "tp");
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   StatusOr<oldir::Bundle> read = oldir::ReadBundle(dir / "tp");
   ASSERT_TRUE(read.ok()) << read.status().ToString();
@@ -117,7 +112,7 @@ TEST_P(TensorParallelPassTest, RanksMatchTheSerialRun) {
   config.rank_config.batch_size = kRows;
   StatusOr<rt::MultiRankResult> run = rt::RunBundleRanks(dir / "tp", config);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
-  ASSERT_EQ(run->ranks.size(), static_cast<size_t>(c.mp_degree));
+  ASSERT_EQ(run->ranks.size(), static_cast<size_t>(c.degree));
 
   for (int s = 1; s <= kSteps; ++s) {
     SCOPED_TRACE("step " + std::to_string(s));
@@ -147,7 +142,7 @@ TEST_P(TensorParallelPassTest, RanksMatchTheSerialRun) {
     if (slice != tp->ranks[0].shards.end()) {
       std::vector<const Tensor*> parts;
       std::vector<oldir::ShardSlice> slices;
-      for (int r = 0; r < c.mp_degree; ++r) {
+      for (int r = 0; r < c.degree; ++r) {
         const Tensor* part = run->ranks[r].scope->FindLocal(name);
         ASSERT_NE(part, nullptr);
         parts.push_back(part);
@@ -159,7 +154,7 @@ TEST_P(TensorParallelPassTest, RanksMatchTheSerialRun) {
       const Tensor* replicated = run->ranks[0].scope->FindLocal(name);
       ASSERT_NE(replicated, nullptr);
       got = replicated->Clone();
-      for (int r = 1; r < c.mp_degree; ++r) {
+      for (int r = 1; r < c.degree; ++r) {
         EXPECT_TRUE(SameBits(got, *run->ranks[r].scope->FindLocal(name)))
             << "rank " << r << " drifted from rank 0";
       }
@@ -179,15 +174,7 @@ TEST_P(TensorParallelPassTest, RanksMatchTheSerialRun) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ZooModels, TensorParallelPassTest,
-                         ::testing::Values(Case{"mlp", oldir::OptimizerKind::kSgd, 2},
-                                           Case{"mlp", oldir::OptimizerKind::kSgd, 4},
-                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 2},
-                                           Case{"mlp", oldir::OptimizerKind::kAdamW, 4},
-                                           Case{"gpt", oldir::OptimizerKind::kSgd, 2},
-                                           Case{"gpt", oldir::OptimizerKind::kSgd, 4},
-                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 2},
-                                           Case{"gpt", oldir::OptimizerKind::kAdamW, 4}),
+INSTANTIATE_TEST_SUITE_P(ZooModels, TensorParallelPassTest, ::testing::ValuesIn(ZooCases({2, 4})),
                          CaseName);
 
 }  // namespace
