@@ -93,10 +93,7 @@ StatusOr<SideRun> RunSide(const std::string& dir, int world_size,
   config.rank_config.options.gemm = options.gemm;
   config.world.trace = true;
   config.world.timeout = options.timeout;
-  if (options.p2p) {
-    config.world.p2p = *options.p2p;
-    config.p2p_from_bundle = false;
-  }
+  config.p2p = options.p2p;
   config.observer = [&](int rank) -> const rt::OpObserver* {
     const size_t r = static_cast<size_t>(rank);
     return chrome != nullptr ? observers[r].get() : recorders[r]->observer();

@@ -113,7 +113,7 @@ StatusOr<rt::MultiRankResult> RunBundle(const std::string& dir, int micro_batche
   config.rank_config.random_feeds = true;
   config.rank_config.batch_size = kMicroRows * micro_batches;
   config.world.trace = true;
-  config.world.p2p = p2p.value_or(schedules::P2pModel::Buffered(4 * micro_batches));
+  config.p2p = p2p.value_or(schedules::P2pModel::Buffered(4 * micro_batches));
   return rt::RunBundleRanks(dir, config);
 }
 

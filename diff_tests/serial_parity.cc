@@ -313,10 +313,7 @@ StatusOr<rt::MultiRankResult> RunSideOf(const std::string& dir, int steps, uint6
   config.rank_config.batch_size = rows;
   config.rank_config.options.gemm = options.gemm;
   config.world.timeout = options.timeout;
-  if (options.p2p) {
-    config.world.p2p = *options.p2p;
-    config.p2p_from_bundle = false;
-  }
+  config.p2p = options.p2p;
   std::mutex progress_mu;
   if (options.progress) {
     config.on_step = [&](int rank, const rt::PlanStepResult& step) {

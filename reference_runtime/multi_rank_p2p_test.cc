@@ -40,8 +40,7 @@ std::vector<oldir::PlanJob> Legacy1F1B(int stage) {
 StatusOr<MultiRankResult> RunUnder(const std::string& dir, P2pModel p2p) {
   MultiRankConfig config;
   config.rank_config.random_feeds = true;
-  config.world.p2p = p2p;
-  config.p2p_from_bundle = false;  // the model under test, not the one bundle.json records
+  config.p2p = p2p;  // the model under test, not the one bundle.json records
   return RunBundleRanks(dir, config);
 }
 

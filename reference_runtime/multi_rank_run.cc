@@ -57,7 +57,7 @@ StatusOr<MultiRankResult> RunBundleRanks(const std::string& dir, const MultiRank
     groups.push_back({group.ring_id, group.ranks});
   }
   ThreadWorldOptions world = config.world;
-  if (config.p2p_from_bundle && bundle.p2p) world.p2p = *bundle.p2p;
+  world.p2p = config.p2p.value_or(bundle.p2p.value_or(schedules::P2pModel::Rendezvous()));
   MultiRankResult result;
   if (config.make_world) {
     IRM_ASSIGN_OR_RETURN(result.world,

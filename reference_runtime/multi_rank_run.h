@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,13 +33,12 @@ struct MultiRankConfig {
   // rank. A feed must be one some hosted rank takes (BundleRankRunner::feed_names()), unless
   // `check_feed_names` is unset.
   BundleRunConfig rank_config;
-  // The thread backend's options (timeout, trace), when `make_world` is unset; its point-to-point
-  // model is every world's (see p2p_from_bundle).
+  // The thread backend's options (timeout, trace), when `make_world` is unset; its `p2p` is
+  // replaced by the model below.
   ThreadWorldOptions world;
-  // The world (the thread backend's, or the one `make_world` makes) runs under the point-to-point
-  // model bundle.json states (Bundle::p2p) when it states one, instead of world.p2p; unset by a
-  // caller that chose a model itself.
-  bool p2p_from_bundle = true;
+  // When sends return, in whichever world runs the ranks (the thread backend's, or the one
+  // `make_world` makes); unset: the model bundle.json states (Bundle::p2p), else rendezvous.
+  std::optional<schedules::P2pModel> p2p;
   // The backend: unset runs every rank as a thread of a ThreadWorld; a factory (e.g.
   // GlooWorld::ThreadsFactory) makes another world, which may host only some of the ranks.
   RankWorldFactory make_world;

@@ -209,10 +209,6 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
                 std::ostream& err) {
   StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.input);
   if (!bundle.ok()) return Fail(bundle.status(), err);
-  // The model asked for; else the runner takes the one the bundle says its plans need.
-  StatusOr<schedules::P2pModel> p2p = command.p2p.empty() ? schedules::P2pModel::Rendezvous()
-                                                          : schedules::ParseP2pModel(command.p2p);
-  if (!p2p.ok()) return Fail(p2p.status(), err);
   StatusOr<rt::RankWorldFactory> factory = WorldFactory(command);
   if (!factory.ok()) return Fail(factory.status(), err);
   if (bundle->world_size != command.ranks) {
@@ -237,8 +233,12 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
   }
 #endif
   rt::MultiRankConfig config;
-  config.world.p2p = *p2p;
-  config.p2p_from_bundle = command.p2p.empty();
+  // The model asked for; else the runner takes the one the bundle says its plans need.
+  if (!command.p2p.empty()) {
+    StatusOr<schedules::P2pModel> p2p = schedules::ParseP2pModel(command.p2p);
+    if (!p2p.ok()) return Fail(p2p.status(), err);
+    config.p2p = *p2p;
+  }
   std::optional<rt::ChromeTraceRecorder> trace;
   if (!command.trace.empty()) {
     trace.emplace(bundle->world_size);
