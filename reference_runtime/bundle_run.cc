@@ -93,10 +93,12 @@ StatusOr<BundleRankRunner> BundleRankRunner::Load(const std::string& dir,
   runner.seed_ = config.seed.has_value() ? *config.seed : static_cast<uint64_t>(bundle.seed);
   ExecutorOptions options = config.options;
   options.seed = runner.seed_;
-  // Every program of the rank, startup and jobs, in either IR: the startup program's random
-  // initialisers draw the serial numbers of each sharded parameter's elements.
+  // The startup program, in either IR: its random initialisers draw the serial numbers of each
+  // sharded parameter's elements. The job programs initialise nothing, so their executors skip
+  // the per-op shard lookup.
+  ExecutorOptions startup_options = options;
   for (const auto& [name, slice] : rank->shards) {
-    options.shards.insert_or_assign(name, OutputShard{slice.global_shape, slice.offsets});
+    startup_options.shards.insert_or_assign(name, OutputShard{slice.global_shape, slice.offsets});
   }
 
   const std::string startup = !config.startup.empty() ? config.startup
@@ -104,7 +106,7 @@ StatusOr<BundleRankRunner> BundleRankRunner::Load(const std::string& dir,
                                   ? std::string()
                                   : oldir::RankFile(dir, config.rank, rank->startup);
   if (!startup.empty()) {
-    IRM_ASSIGN_OR_RETURN(LoadedProgram loaded, LoadForBundle(bundle, startup, options));
+    IRM_ASSIGN_OR_RETURN(LoadedProgram loaded, LoadForBundle(bundle, startup, startup_options));
     runner.startup_ = std::move(loaded);
   }
 

@@ -3,8 +3,8 @@
 // bundle's steps of the rank's plan (plan_executor.h) — or of its `main` program, one job per step,
 // for a rank without plan.json — with the step's whole-batch feeds given by name or drawn at
 // random from the seed (run.h's RandomFeed), and the fetches of every step. The rank's shards
-// (shards.json) reach every executor (ExecutorOptions::shards), so a sharded parameter starts from
-// the serial initialiser's numbers for its elements.
+// (shards.json) reach the startup program's executor (ExecutorOptions::shards), so a sharded
+// parameter starts from the serial initialiser's numbers for its elements.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +45,8 @@ struct BundleRunConfig {
   // the rank has, or without any, the job programs' fetch lists.
   std::vector<std::string> fetch;
   // Kernels, GEMM mode, observer; the seed and file are set per program, and the rank's shards
-  // are added to `options.shards` (a shard of the bundle replaces one of the same name).
+  // are added to the startup program's `options.shards` (a shard of the bundle replaces one of the
+  // same name).
   ExecutorOptions options;
   JobCallback on_job;  // before each job, when set
 };
