@@ -12,6 +12,8 @@
 // gradient flows to), and the forward op's attributes (SetAttrMap copies them all).
 #include "oldir/op_schema.h"
 
+#include "oldir/schema_era.h"
+
 #include <algorithm>
 #include <initializer_list>
 #include <string_view>
@@ -26,10 +28,14 @@ namespace pf = ::paddle::framework::proto;
 
 // ---- constructors that keep the table readable ------------------------------------------------
 
-SlotSchema In(std::string_view name) { return {name, /*required=*/true, /*duplicable=*/false}; }
-SlotSchema Opt(std::string_view name) { return {name, false, false}; }
-SlotSchema Dup(std::string_view name) { return {name, true, true}; }
-SlotSchema OptDup(std::string_view name) { return {name, false, true}; }
+SlotSchema In(std::string_view name) {
+  return {name, /*required=*/true, /*duplicable=*/false, /*required_since=*/0};
+}
+SlotSchema Opt(std::string_view name) { return {name, false, false, 0}; }
+SlotSchema Dup(std::string_view name) { return {name, true, true, 0}; }
+SlotSchema OptDup(std::string_view name) { return {name, false, true, 0}; }
+// Required in programs of `release` and later; older writers may leave it out.
+SlotSchema InSince(std::string_view name, int64_t release) { return {name, true, false, release}; }
 
 AttrSchema A(std::string_view name, pf::AttrType type) { return {name, type, false}; }
 AttrSchema Req(std::string_view name, pf::AttrType type) { return {name, type, true}; }
@@ -74,15 +80,21 @@ void AddMath(std::vector<OpSchema>* t) {
         "elementwise_max", "elementwise_mod", "elementwise_floordiv"}) {
     t->push_back({type, {In("X"), In("Y")}, {In("Out")}, elementwise});
   }
-  // ElementwiseGradOpMaker re-feeds X and Y; the div grad maker also re-feeds Out.
-  const std::pair<std::string_view, bool> grads[] = {{"elementwise_add_grad", false},
-                                                     {"elementwise_sub_grad", false},
-                                                     {"elementwise_mul_grad", false},
-                                                     {"elementwise_div_grad", true}};
-  for (const auto& [type, with_out] : grads) {
-    Slots inputs = {In("X"), In("Y"), In("Out@GRAD")};
-    if (with_out) inputs.push_back(In("Out"));
-    t->push_back({type, inputs, {Opt("X@GRAD"), Opt("Y@GRAD")}, elementwise});
+  // ElementwiseGradOpMaker re-feeds X and Y; the div grad maker also re-feeds Out. X came late
+  // to three of them: the add/sub grad makers (REGISTER_ELEMWISE_GRAD_MAKER, from commit
+  // 595a2c83, 2018-08-01) and the div grad maker fed only Y and Out@GRAD (and Out), until commit
+  // 0e7baabe (2019-11-19, after the 1.6 branch) added X to all three: Paddle 1.0 to 1.6 programs
+  // lack it. Before 2019 mul and div used DefaultGradOpDescMaker, which also fed Out.
+  const Slots add_sub_inputs = {InSince("X", PaddleVersion(1, 7)), In("Y"), In("Out@GRAD")};
+  const Slots mul_inputs = {In("X"), In("Y"), In("Out@GRAD"), Opt("Out")};
+  const Slots div_inputs = {InSince("X", PaddleVersion(1, 7)), In("Y"), In("Out@GRAD"), In("Out")};
+  const std::pair<std::string_view, const Slots*> grads[] = {
+      {"elementwise_add_grad", &add_sub_inputs},
+      {"elementwise_sub_grad", &add_sub_inputs},
+      {"elementwise_mul_grad", &mul_inputs},
+      {"elementwise_div_grad", &div_inputs}};
+  for (const auto& [type, inputs] : grads) {
+    t->push_back({type, *inputs, {Opt("X@GRAD"), Opt("Y@GRAD")}, elementwise});
   }
 
   // scale: ScaleTensor overrides attr scale. Its grad maker emits another scale op.
@@ -465,6 +477,79 @@ void AddCommunication(std::vector<OpSchema>* t) {
   t->push_back({"barrier", {In("X")}, {In("Out")}, {A("ring_id", pf::INT)}});
 }
 
+void AddParameterServer(std::vector<OpSchema>* t) {
+  // Paddle 1.x's paddle/fluid/operators/distributed_ops/ (the makers as of 1.8) and 2.x's
+  // paddle/fluid/operators/pscore/. The makers changed their attributes between releases (send's
+  // 1.x epmap/sections became 2.x's table_id/is_sparse), so only the attributes every release
+  // declared alike are typed, and the dummy control slots are dispensable: some writers leave
+  // them empty.
+  const Attrs trainer = {A("trainer_id", pf::INT)};
+  t->push_back({"send",
+                {Dup("X")},
+                {OptDup("Out")},
+                Cat({trainer, {A("epmap", pf::STRINGS), A("send_varnames", pf::STRINGS)}})});
+  t->push_back({"recv",
+                {OptDup("X")},
+                {Dup("Out")},
+                Cat({trainer,
+                     {A("epmap", pf::STRINGS), A("varnames", pf::STRINGS),
+                      A("recv_varnames", pf::STRINGS)}})});
+  const Attrs barrier = Cat({trainer, {A("endpoints", pf::STRINGS)}});
+  t->push_back({"send_barrier",
+                {OptDup("X")},
+                {OptDup("Out")},
+                Cat({barrier, {A("half_async", pf::BOOLEAN)}})});
+  t->push_back({"fetch_barrier", {OptDup("X")}, {OptDup("Out")}, barrier});
+  // listen_and_serv: X lists the vars the server receives; the optimize blocks run per grad.
+  // kCheckpointBlockId is spelled "checkpint_block_id" in Paddle.
+  t->push_back(
+      {"listen_and_serv",
+       {OptDup("X")},
+       {},
+       {A("endpoint", pf::STRING), A("pserver_id", pf::INT), A("grad_to_block_id", pf::STRINGS),
+        A("distributed_mode", pf::INT), A("dc_asgd", pf::BOOLEAN), A("optimize_blocks", pf::BLOCKS),
+        A("prefetch_var_name_to_block_id", pf::STRINGS), A("sparse_grad_to_param", pf::STRINGS),
+        A("Fanin", pf::INT), A("checkpint_block_id", pf::INT), A("lr_decay_block_id", pf::INT),
+        A("rpc_get_thread_num", pf::INT), A("rpc_send_thread_num", pf::INT),
+        A("rpc_prefetch_thread_num", pf::INT)}});
+  t->push_back({"fl_listen_and_serv",
+                {OptDup("X")},
+                {},
+                {A("endpoint", pf::STRING), A("sync_mode", pf::BOOLEAN), A("Fanin", pf::INT),
+                 A("optimize_blocks", pf::BLOCKS)}});
+  t->push_back(
+      {"heter_listen_and_serv",
+       {OptDup("X")},
+       {},
+       {A("endpoint", pf::STRING), A("pserver_id", pf::INT), A("message_to_block_id", pf::STRINGS),
+        A("distributed_mode", pf::INT), A("optimize_blocks", pf::BLOCKS), A("fanin", pf::INT)}});
+  t->push_back(
+      {"checkpoint_notify",
+       {},
+       {},
+       Cat({trainer,
+            {A("epmap", pf::STRINGS), A("dir", pf::STRING), A("lookup_table", pf::STRING)}})});
+  t->push_back({"distributed_lookup_table",
+                {Dup("Ids"), In("W")},
+                {Dup("Outputs")},
+                {A("padding_idx", pf::LONG), A("dtype", pf::INT), A("table_id", pf::INT),
+                 A("is_distributed", pf::BOOLEAN), A("table_names", pf::STRINGS),
+                 A("endpoints", pf::STRINGS), A("trainer_id", pf::INT)}});
+  t->push_back({"prefetch", {Dup("X")}, {Dup("Out")}, Cat({trainer, {A("epmap", pf::STRINGS)}})});
+  t->push_back(
+      {"send_and_recv",
+       {OptDup("X")},
+       {OptDup("Out")},
+       Cat({trainer,
+            {A("message_name", pf::STRING), A("mode", pf::STRING), A("send_var_name", pf::STRINGS),
+             A("recv_var_name", pf::STRINGS), A("endpoints", pf::STRINGS)}})});
+  t->push_back({"distributed_push_sparse",
+                {Dup("Ids"), Dup("Shows"), Dup("Clicks")},
+                {OptDup("Outputs")},
+                {A("table_id", pf::INT), A("size", pf::INT), A("is_distributed", pf::BOOLEAN),
+                 A("padding_idx", pf::LONG), A("dtype", pf::INT)}});
+}
+
 std::vector<OpSchema> BuildTable() {
   std::vector<OpSchema> table;
   AddMath(&table);
@@ -476,6 +561,7 @@ std::vector<OpSchema> BuildTable() {
   AddOptimizers(&table);
   AddControlFlow(&table);
   AddCommunication(&table);
+  AddParameterServer(&table);
   std::sort(table.begin(), table.end(),
             [](const OpSchema& a, const OpSchema& b) { return a.type < b.type; });
   return table;
@@ -518,6 +604,65 @@ const OpSchema* FindOpSchema(std::string_view type) {
   }();
   auto it = index.find(type);
   return it == index.end() ? nullptr : it->second;
+}
+
+bool PaddleConvertsAttr(pf::AttrType declared, pf::AttrType stored) {
+  switch (declared) {
+    case pf::BOOLEAN:
+    case pf::LONG:
+      return stored == pf::INT || stored == pf::FLOAT;
+    case pf::FLOAT:
+      return stored == pf::INT || stored == pf::LONG;
+    case pf::FLOAT64:
+      return stored == pf::INT || stored == pf::LONG || stored == pf::FLOAT;
+    case pf::LONGS:
+    case pf::FLOAT64S:
+      return stored == pf::INTS || stored == pf::FLOATS;
+    default:
+      return false;
+  }
+}
+
+int64_t DeclaredAttrTypesSince() { return PaddleVersion(2, 4); }
+
+bool IsParameterServerOp(std::string_view type) {
+  // distributed_ops/ (1.x) and pscore/ (2.x), plus the 1.x helpers that only transpiled
+  // parameter-server programs hold.
+  static constexpr std::string_view kOps[] = {"send",
+                                              "recv",
+                                              "send_barrier",
+                                              "fetch_barrier",
+                                              "listen_and_serv",
+                                              "fl_listen_and_serv",
+                                              "heter_listen_and_serv",
+                                              "checkpoint_notify",
+                                              "distributed_lookup_table",
+                                              "distributed_push_sparse",
+                                              "prefetch",
+                                              "send_and_recv",
+                                              "recv_save",
+                                              "split_byref",
+                                              "split_ids",
+                                              "merge_ids",
+                                              "ref_by_trainer_id",
+                                              "fake_init",
+                                              "lookup_sparse_table_read",
+                                              "lookup_sparse_table_write",
+                                              "lookup_sparse_table_init",
+                                              "lookup_sparse_table_merge",
+                                              "lookup_sparse_table_grad_split",
+                                              "lookup_sparse_table_fuse_adam",
+                                              "lookup_sparse_table_fuse_sgd",
+                                              "sparse_tensor_load"};
+  for (std::string_view op : kOps) {
+    if (op == type) return true;
+  }
+  return false;
+}
+
+bool IsControlDependencyVar(std::string_view name) {
+  constexpr std::string_view kPrefix = "__control_var";
+  return name.substr(0, kPrefix.size()) == kPrefix;
 }
 
 const std::vector<AttrSchema>& CommonAttrSchemas() {

@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "common/file_io.h"
+#include "oldir/legacy_text_names.h"
 #include "oldir/wire_check.h"
 
 namespace irm::oldir {
@@ -37,9 +38,12 @@ Location LocationFromPath(const std::string& file, const std::string& path) {
 // Collects text-format syntax errors with their positions.
 class TextErrors : public google::protobuf::io::ErrorCollector {
  public:
-  explicit TextErrors(std::string file) : file_(std::move(file)) {}
+  TextErrors(std::string file, const LegacyNameRewrite& rewrite)
+      : file_(std::move(file)), rewrite_(rewrite) {}
   void AddError(int line, int column, const std::string& message) override {
     if (first_) return;
+    // Positions in the text as written, not as the old names were rewritten.
+    if (rewrite_.changed()) column = rewrite_.OriginalColumn(line, column);
     // At the end of the input protobuf names the missing token as the empty string: "got: ".
     std::string text = message;
     if (text.size() >= 5 && text.compare(text.size() - 5, 5, "got: ") == 0) text += "end of input";
@@ -50,6 +54,7 @@ class TextErrors : public google::protobuf::io::ErrorCollector {
 
  private:
   std::string file_;
+  const LegacyNameRewrite& rewrite_;
 };
 
 // --- unknown-field scan: typed, because it runs on every load ---
@@ -71,6 +76,7 @@ class UnknownScan {
       Block(p.blocks(b));
       Pop();
     }
+    if (p.has_legacy_version()) Nested("legacy_version", p.legacy_version());
     if (p.has_version()) Nested("version", p.version());
     if (p.has_op_version_map()) Generic("op_version_map", p.op_version_map());
     // The deprecated Paddle 1.x field, reached by reflection to keep its accessors' warnings out.
@@ -323,11 +329,14 @@ Status ParseBinary(std::string_view bytes, const std::string& file, proto::Progr
 }
 
 Status ParseText(std::string_view bytes, const std::string& file, proto::ProgramDesc* desc) {
+  // Text written before Paddle 3.0 names enum values and fields the old way (LOD_TENSOR,
+  // lod_tensor, ...): accepted, and read as the current names.
+  const LegacyNameRewrite rewrite(bytes);
   google::protobuf::TextFormat::Parser parser;
-  TextErrors errors(file);
+  TextErrors errors(file, rewrite);
   parser.RecordErrorsTo(&errors);
   parser.AllowPartialMessage(true);  // missing required fields get our own diagnostic below
-  if (!parser.ParseFromString(std::string(bytes), desc)) {
+  if (!parser.ParseFromString(rewrite.changed() ? rewrite.text() : std::string(bytes), desc)) {
     if (errors.first_) return *errors.first_;
     return Status(StatusCode::kParseError, Location::File(file), "not a valid text ProgramDesc");
   }

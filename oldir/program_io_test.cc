@@ -1053,8 +1053,8 @@ TEST(BadInputTest, OtherMalformedWireData) {
   // A truncated varint value.
   EXPECT_EQ(ParseError(B({0x22, 0x02, 0x08, 0xff}), "f"),
             "f: byte 3, in version: error: truncated varint in field 'version'");
-  // Field number 0 inside an unknown group (13 = field 2 start-group; 08 = field 1; 02 = field 0).
-  EXPECT_EQ(ParseError(B({0x13, 0x08, 0x01, 0x02, 0x00, 0x14}), "f"),
+  // Field number 0 inside an unknown group (33 = field 6 start-group; 08 = field 1; 02 = field 0).
+  EXPECT_EQ(ParseError(B({0x33, 0x08, 0x01, 0x02, 0x00, 0x34}), "f"),
             "f: byte 3: error: invalid field number 0 inside a group");
   // A truncated tag.
   EXPECT_EQ(ParseError(B({0x98}), "f"), "f: byte 0: error: truncated or malformed field tag");

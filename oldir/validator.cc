@@ -27,6 +27,7 @@
 #include "oldir/name_table.h"
 #include "oldir/op_schema.h"
 #include "oldir/program_io.h"
+#include "oldir/schema_era.h"
 
 namespace irm::oldir {
 namespace {
@@ -155,6 +156,7 @@ bool AnyUnknown(const proto::VarType& t) {
 bool AnyUnknownOutsideBlocks(const proto::ProgramDesc& p) {
   if (Has(p)) return true;
   if (p.has_version() && Has(p.version())) return true;
+  if (p.has_legacy_version() && Has(p.legacy_version())) return true;
   if (p.has_op_version_map()) {
     if (Has(p.op_version_map())) return true;
     for (const auto& pair : p.op_version_map().pair()) {
@@ -214,7 +216,8 @@ class Validator {
       : program_(program),
         options_(options),
         num_blocks_(program.num_blocks()),
-        num_common_(static_cast<int>(CommonAttrSchemas().size())) {}
+        num_common_(static_cast<int>(CommonAttrSchemas().size())),
+        era_(DetermineWriterEra(program.desc())) {}
 
   Diagnostics Run() {
     if (num_blocks_ == 0) {
@@ -250,12 +253,43 @@ class Validator {
         (any_unknown_ || AnyUnknownOutsideBlocks(program_.desc()))) {
       CheckUnknownFields();
     }
+    NoteEra();
+    NoteParameterServerOps();
     return std::move(diagnostics_);
   }
 
  private:
   void Report(Severity severity, Location location, std::string message) {
     diagnostics_.Add(Diagnostic{severity, std::move(location), std::move(message), {}});
+  }
+
+  // ---- writer era and program-wide notes ------------------------------------------------------
+
+  // A finding the program's writer era causes: not an error; counted, and the first kept as an
+  // example for the note.
+  void Excuse(std::string what) {
+    if (excused_ == 0) first_excused_ = std::move(what);
+    ++excused_;
+  }
+
+  void NoteEra() {
+    if (excused_ == 0) return;
+    Diagnostic note{Severity::kNote,
+                    Location::File(options_.file),
+                    fmt::format("checked as written by {}: {} finding(s) that writers of that era "
+                                "cause are not errors",
+                                era_.Describe(), excused_),
+                    {}};
+    note.notes.push_back("the first: " + first_excused_);
+    diagnostics_.Add(std::move(note));
+  }
+
+  void NoteParameterServerOps() {
+    if (ps_ops_.empty()) return;
+    Report(Severity::kNote, Location::File(options_.file),
+           fmt::format("the program holds parameter-server ops ({}): they are read and validated, "
+                       "but ir-migrate does not run them",
+                       fmt::join(ps_ops_, ", ")));
   }
   Location BlockLoc(int b) const { return Location::File(options_.file).InBlock(b); }
   Location OpLoc(const Block& block, int j) const { return OpLocation(options_.file, block, j); }
@@ -616,6 +650,9 @@ class Validator {
       lod_level = t.tensor_array().legacy_lod_level();
     }
     if (tensor == nullptr) {
+      // Parameter-server programs order their RPC ops through dummy vars Paddle creates without a
+      // shape or dtype (send's Out, send_barrier's and fetch_barrier's X and Out).
+      if (t.type() == proto::VarType::DENSE_TENSOR && IsControlDependencyVar(var.name())) return;
       Report(Severity::kError, loc(),
              fmt::format("var '{}' of type {} has no tensor description", var.name(),
                          VarTypeName(t.type())));
@@ -697,6 +734,7 @@ class Validator {
       Report(Severity::kError, OpLoc(block, j), "op has an empty type");
     } else {
       schema = FindOpSchema(op.type());
+      if (IsParameterServerOp(op.type())) NoteParameterServerOp(op.type());
       if (schema == nullptr && options_.note_unknown_ops) {
         Report(Severity::kNote, OpLoc(block, j),
                fmt::format("op '{}' has no schema; its slots and attributes are not checked "
@@ -708,6 +746,13 @@ class Validator {
     CheckSlots(block, j, op.outputs(), "output", schema ? &schema->outputs : nullptr);
     CheckAttrs(block, j, op, schema);
     CheckDataflow(block, j, op);
+  }
+
+  void NoteParameterServerOp(const std::string& type) {
+    for (const std::string& seen : ps_ops_) {
+      if (seen == type) return;
+    }
+    ps_ops_.push_back(type);
   }
 
   // Slot names are matched to the schema once; the match also finds the duplicates (a schema
@@ -758,9 +803,15 @@ class Validator {
     for (int k = 0; k < static_cast<int>(schema->size()); ++k) {
       const SlotSchema& expected = (*schema)[k];
       if (!expected.required || (filled & Bit(k)) != 0) continue;
-      Report(Severity::kError, OpLoc(block, j),
-             fmt::format("required {} slot '{}' of '{}' is {}", kind, expected.name,
-                         block.desc().ops(j).type(), (seen & Bit(k)) ? "empty" : "missing"));
+      std::string message =
+          fmt::format("required {} slot '{}' of '{}' is {}", kind, expected.name,
+                      block.desc().ops(j).type(), (seen & Bit(k)) ? "empty" : "missing");
+      if (expected.required_since > 0 && era_.MayPredate(expected.required_since)) {
+        Excuse(fmt::format("{} ({}; Paddle writes it since {})", message, OpLoc(block, j).Render(),
+                           PaddleVersionName(expected.required_since)));
+        continue;
+      }
+      Report(Severity::kError, OpLoc(block, j), std::move(message));
     }
   }
 
@@ -821,9 +872,16 @@ class Validator {
         for (int target : attr.blocks_idx()) CheckBlockRef(block, j, attr, target);
       }
       if (expected != nullptr && expected->type != type) {
-        Report(Severity::kError, loc(),
-               fmt::format("attribute '{}' has type {}, expected {}", name, AttrTypeName(type),
-                           AttrTypeName(expected->type)));
+        std::string message = fmt::format("attribute '{}' has type {}, expected {}", name,
+                                          AttrTypeName(type), AttrTypeName(expected->type));
+        if (PaddleConvertsAttr(expected->type, type) && era_.MayPredate(DeclaredAttrTypesSince())) {
+          Excuse(
+              fmt::format("{} ({}; Paddle converts it on reading, and writes the declared "
+                          "type since {})",
+                          message, loc().Render(), PaddleVersionName(DeclaredAttrTypesSince())));
+        } else {
+          Report(Severity::kError, loc(), std::move(message));
+        }
       }
     }
     if (schema == nullptr) return;
@@ -881,6 +939,13 @@ class Validator {
             (entry != nullptr && (entry->first_writer < j || entry->fed)) ||
             (outside != nullptr && (outside->persistable() || outside->need_check_feed())) ||
             DefinedOutside(b, arg) || options_.extra_feeds.count(arg) > 0;
+        if (!defined && (local_var || outside != nullptr)) {
+          const proto::VarDesc* declaration = local_var ? VarOf(b, entry) : outside;
+          if (IsProgramInput(arg, *declaration)) {
+            NoteProgramInput(block, j, arg, slot.parameter());
+            continue;
+          }
+        }
         if (!defined) {
           Report(Severity::kError, OpLoc(block, j).AtVar(arg),
                  fmt::format("input '{}' of slot '{}' is not defined before use", arg,
@@ -897,6 +962,48 @@ class Validator {
         }
       }
     }
+  }
+
+  // ---- program inputs -----------------------------------------------------------------------
+  //
+  // A program fed by a dataset reader (Paddle's train_from_dataset, the 1.x CTR jobs) or by the
+  // executor's feed list at run time (a saved training program: Executor.run adds its feed ops to
+  // a copy) declares its data vars and never writes them. Such a var is a program input when
+  // nothing else says what is fed: no feed ops, no names from the caller.
+
+  bool IsProgramInput(std::string_view name, const proto::VarDesc& declaration) {
+    if (!options_.infer_program_inputs || !options_.extra_feeds.empty()) return false;
+    if (declaration.persistable()) return false;  // a parameter or state nobody initialised
+    // Data vars live in the root block.
+    if (VarOf(0, tables_[0].Find(name)) != &declaration) return false;
+    IndexWrites();
+    return !has_feed_ops_ && written_anywhere_.count(name) == 0;
+  }
+
+  // Every name some op of the program writes, and whether it has feed ops: built once, the first
+  // time an input is not defined before use.
+  void IndexWrites() {
+    if (writes_indexed_) return;
+    writes_indexed_ = true;
+    for (int b = 0; b < num_blocks_; ++b) {
+      for (const proto::OpDesc& op : program_.block(b).desc().ops()) {
+        has_feed_ops_ |= op.type() == "feed";
+        for (const proto::OpDesc::Var& slot : op.outputs()) {
+          for (const std::string& arg : slot.arguments()) {
+            if (!IsNoArgument(arg)) written_anywhere_.insert(arg);
+          }
+        }
+      }
+    }
+  }
+
+  void NoteProgramInput(const Block& block, int j, const std::string& name,
+                        const std::string& slot) {
+    if (!noted_inputs_.insert(name).second) return;
+    Report(Severity::kNote, OpLoc(block, j).AtVar(name),
+           fmt::format("input '{}' of slot '{}' is never written: a program input (a data var "
+                       "fed by a dataset reader or at run time; the program has no feed ops)",
+                       name, slot));
   }
 
   // ---- unknown fields -----------------------------------------------------------------------
@@ -930,7 +1037,17 @@ class Validator {
   const ValidateOptions& options_;
   const int num_blocks_;
   const int num_common_;
+  const WriterEra era_;
   Diagnostics diagnostics_;
+  int excused_ = 0;                  // findings the writer era causes
+  std::string first_excused_;        // the first of them, described
+  std::vector<std::string> ps_ops_;  // the parameter-server op types met, in order
+  // Program inputs: the names written by some op (filled once, when first needed), whether the
+  // program has feed ops, the inputs noted so far.
+  bool writes_indexed_ = false;
+  bool has_feed_ops_ = false;
+  std::unordered_set<std::string_view> written_anywhere_;
+  std::unordered_set<std::string> noted_inputs_;
   bool any_unknown_ = false;  // some message read so far carries unknown fields
 
   std::vector<NameTable> tables_;  // per block

@@ -427,16 +427,19 @@ TEST(WireCompatTest, ProgramParsesFromHandWrittenBytes) {
   EXPECT_BYTES(*again, kProgram);
 }
 
-TEST(WireCompatTest, ReservedField2IsKeptAsUnknown) {
-  // Field 2 predates Paddle 1.x: tolerated and kept as an unknown field (varint 1: 10 01).
-  const std::string bytes = B({0x10, 0x01});
+TEST(WireCompatTest, Field2IsThePaddle10To15Version) {
+  // Paddle 1.0 to 1.5 wrote Version{version: 0} in field 2 (12 02 08 00; framework.proto from
+  // commit 926e1077): read as legacy_version, written back where it was.
+  const std::string bytes = B({0x12, 0x02, 0x08, 0x00});
   StatusOr<Program> program = ParseProgram(bytes, "old.pdmodel", ProgramFormat::kBinary);
   ASSERT_TRUE(program.ok()) << program.status().ToString();
-  std::vector<UnknownField> unknown = FindUnknownFields(program->desc());
-  ASSERT_EQ(unknown.size(), 1u);
-  EXPECT_EQ(unknown[0].number, 2);
-  EXPECT_EQ(unknown[0].path, "");
+  EXPECT_TRUE(FindUnknownFields(program->desc()).empty());
+  ASSERT_TRUE(program->desc().has_legacy_version());
+  EXPECT_EQ(program->desc().legacy_version().version(), 0);
   EXPECT_BYTES(*SerializeProgram(*program, ProgramFormat::kBinary), bytes);
+  StatusOr<std::string> text = SerializeProgram(*program, ProgramFormat::kText);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_NE(text->find("legacy_version {\n  version: 0\n}"), std::string::npos) << *text;
 }
 
 // ---- enum numbers and field numbers -------------------------------------------------------------
@@ -622,8 +625,8 @@ TEST(WireCompatTest, FieldNumbersMatchPaddle) {
     ASSERT_NE(field, nullptr);
     EXPECT_EQ(field->number(), f.number);
   }
-  // ProgramDesc field 2 stays unused.
-  EXPECT_EQ(proto::ProgramDesc::descriptor()->FindFieldByNumber(2), nullptr);
+  // ProgramDesc field 2 holds the Paddle 1.0-1.5 version, under its historical schema.
+  EXPECT_EQ(proto::ProgramDesc::descriptor()->FindFieldByNumber(2)->name(), "legacy_version");
   // OpDesc.Attr field 9 was never used.
   EXPECT_EQ(proto::OpDesc::Attr::descriptor()->FindFieldByNumber(9), nullptr);
 }

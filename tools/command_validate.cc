@@ -191,6 +191,10 @@ int ValidateLegacy(const ValidateCommand& command, std::string_view bytes, const
   oldir::ValidateOptions options;
   options.file = file;
   options.extra_feeds.insert(command.feeds.begin(), command.feeds.end());
+  // A lone program with no feed ops may be fed by a dataset reader (Paddle 1.x CTR jobs): its
+  // read-never-written vars are inputs, not errors. Bundles keep the strict rule: their jobs
+  // read what earlier jobs wrote.
+  options.infer_program_inputs = true;
   const Diagnostics findings = oldir::ValidateProgram(*program, options);
   const int blocks = program->num_blocks();
   const int ops = static_cast<int>(program->num_ops());
