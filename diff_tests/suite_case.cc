@@ -216,7 +216,7 @@ StatusOr<SuiteCase> ParseSuiteCase(std::string_view text, const std::string& fil
   IRM_RETURN_IF_ERROR(
       r.Object("", doc,
                {"description", "group", "model", "optimizer", "strategy", "job_lists", "compare",
-                "backend", "device", "steps", "batch_size", "tier", "tags", "covers"}));
+                "backend", "device", "p2p", "steps", "batch_size", "tier", "tags", "covers"}));
   SuiteCase c;
   c.file = file;
   c.name = std::filesystem::path(file).stem().string();
@@ -278,6 +278,13 @@ StatusOr<SuiteCase> ParseSuiteCase(std::string_view text, const std::string& fil
     IRM_RETURN_IF_ERROR(r.OneOf("/backend", doc["backend"], {"thread", "gloo"}, &c.backend));
   if (doc.contains("device"))
     IRM_RETURN_IF_ERROR(r.OneOf("/device", doc["device"], {"cpu", "gpu"}, &c.device));
+  if (doc.contains("p2p")) {
+    std::string model;
+    IRM_RETURN_IF_ERROR(r.String("/p2p", doc["p2p"], &model));
+    StatusOr<schedules::P2pModel> p2p = schedules::ParseP2pModel(model);
+    if (!p2p.ok()) return r.Error("/p2p", p2p.status().diagnostic().message);
+    c.p2p = *p2p;
+  }
   int64_t v = 0;
   if (!doc.contains("steps")) return r.Error("/steps", "missing: the executor steps to run");
   IRM_RETURN_IF_ERROR(r.Int("/steps", doc["steps"], 1, &v));

@@ -2,10 +2,12 @@
 // model and its size, the optimizer, the legacy passes' strategy (Paddle's field names), the
 // pipeline's job-list form, which comparisons to run (the distributed bundle against its serial
 // program, and against its own translation), the backend and device, steps, rows per replica, the
-// tier expected of the serial comparison, tags, and `covers` — the qualified names of the Paddle
+// tier expected of the serial comparison, the point-to-point model the ranks' sends follow, tags,
+// and `covers` — the qualified names of the Paddle
 // legacy functions and new-IR twins the case exercises, for which a passing case is evidence.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "common/status.h"
 #include "diff_tests/corpus/model_bundle.h"
 #include "diff_tests/tensor_compare.h"
+#include "schedules/p2p_model.h"
 
 namespace irm::diff {
 
@@ -34,6 +37,9 @@ struct SuiteCase {
   // The serial comparison's expected tier; the translated comparison is always exact (a
   // translation must not change a bit: docs/parity.md).
   Tier tier = Tier::kNoiseFloor;
+  // When a send returns in both runs of both comparisons; unset: what the built bundle states.
+  // A 1F1B pipeline under rendezvous sends is the case that hangs (Paddle PR #70360).
+  std::optional<schedules::P2pModel> p2p;
   std::vector<std::string> tags;
   std::vector<std::string> covers;  // sorted, unique
 

@@ -51,7 +51,7 @@ std::string Cell(std::string text) {
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 struct Counts {
-  int pass = 0, mismatch = 0, error = 0, invalid = 0, skipped = 0;
+  int pass = 0, mismatch = 0, hang = 0, error = 0, invalid = 0, skipped = 0;
   void Add(SuiteResult r) {
     switch (r) {
       case SuiteResult::kPass:
@@ -59,6 +59,9 @@ struct Counts {
         break;
       case SuiteResult::kMismatch:
         ++mismatch;
+        break;
+      case SuiteResult::kHang:
+        ++hang;
         break;
       case SuiteResult::kError:
         ++error;
@@ -73,7 +76,8 @@ struct Counts {
   }
 };
 
-// One test case: passed, failed (mismatch), errored (runtime failure or invalid case) or skipped.
+// One test case: passed, failed (a mismatch; a hang, whose message names every rank's pending
+// op), errored (another runtime failure, or an invalid case) or skipped.
 std::string TestCase(const std::string& classname, const std::string& name, double seconds,
                      SuiteResult result, const std::string& detail) {
   std::string body;
@@ -81,8 +85,9 @@ std::string TestCase(const std::string& classname, const std::string& name, doub
     case SuiteResult::kPass:
       break;
     case SuiteResult::kMismatch:
-      body = fmt::format("      <failure type=\"mismatch\" message=\"{}\">{}</failure>\n",
-                         XmlEscape(FirstLine(detail)), XmlEscape(detail));
+    case SuiteResult::kHang:
+      body = fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                         SuiteResultName(result), XmlEscape(FirstLine(detail)), XmlEscape(detail));
       break;
     case SuiteResult::kError:
     case SuiteResult::kInvalid:
@@ -100,7 +105,8 @@ std::string TestCase(const std::string& classname, const std::string& name, doub
 
 }  // namespace
 
-std::string RenderSuiteJunit(const SuiteRun& run) {
+std::string RenderSuiteJunit(const SuiteRun& run, const std::string& run_name) {
+  const std::string prefix = run_name.empty() ? "parity" : "parity." + run_name;
   struct Suite {
     std::string body;
     int tests = 0, failures = 0, errors = 0, skipped = 0;
@@ -111,11 +117,11 @@ std::string RenderSuiteJunit(const SuiteRun& run) {
     Suite& s = suites[c.suite_case.group];
     s.seconds += c.seconds;
     const std::string classname =
-        fmt::format("parity.{}.{}", c.suite_case.group, c.suite_case.name);
+        fmt::format("{}.{}.{}", prefix, c.suite_case.group, c.suite_case.name);
     auto add = [&s, &classname](const std::string& name, double seconds, SuiteResult result,
                                 const std::string& detail) {
       ++s.tests;
-      s.failures += result == SuiteResult::kMismatch ? 1 : 0;
+      s.failures += result == SuiteResult::kMismatch || result == SuiteResult::kHang ? 1 : 0;
       s.errors += result == SuiteResult::kError || result == SuiteResult::kInvalid ? 1 : 0;
       s.skipped += result == SuiteResult::kSkipped ? 1 : 0;
       s.body += TestCase(classname, name, seconds, result, detail);
@@ -133,11 +139,19 @@ std::string RenderSuiteJunit(const SuiteRun& run) {
   }
   Suite total;
   std::string body;
+  // The attributes Jenkins' and Ant's JUnit format give a test suite besides its counts: its
+  // ordinal in the file, the package its tests' classnames start with, when and where it ran.
+  std::string where;
+  if (!run.started.empty()) where += fmt::format(" timestamp=\"{}\"", XmlEscape(run.started));
+  if (!run.hostname.empty()) where += fmt::format(" hostname=\"{}\"", XmlEscape(run.hostname));
+  int id = 0;
   for (const auto& [group, s] : suites) {
     body += fmt::format(
-        "  <testsuite name=\"parity.{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
-        "skipped=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n",
-        XmlEscape(group), s.tests, s.failures, s.errors, s.skipped, s.seconds, s.body);
+        "  <testsuite name=\"{0}\" tests=\"{1}\" failures=\"{2}\" errors=\"{3}\" "
+        "skipped=\"{4}\" time=\"{5:.3f}\" id=\"{6}\" package=\"{0}\"{7}>\n{8}"
+        "  </testsuite>\n",
+        XmlEscape(prefix + "." + group), s.tests, s.failures, s.errors, s.skipped, s.seconds, id++,
+        where, s.body);
     total.tests += s.tests;
     total.failures += s.failures;
     total.errors += s.errors;
@@ -187,6 +201,7 @@ std::string RenderSuiteJson(const SuiteRun& run) {
              {{"cases", run.cases.size()},
               {"pass", counts.pass},
               {"mismatch", counts.mismatch},
+              {"hang", counts.hang},
               {"error", counts.error},
               {"invalid", counts.invalid},
               {"skipped", counts.skipped}}},
@@ -198,10 +213,11 @@ std::string RenderSuiteMarkdown(const SuiteRun& run) {
   Counts counts;
   for (const CaseOutcome& c : run.cases) counts.Add(c.result);
   std::string out = fmt::format(
-      "# Parity suite: {}\n\n{} cases: {} pass, {} mismatch, {} error, {} invalid, {} skipped "
-      "({:.1f} s)\n\n| case | tier | result | worst metric | time |\n|---|---|---|---|---|\n",
+      "# Parity suite: {}\n\n{} cases: {} pass, {} mismatch, {} hang, {} error, {} invalid, {} "
+      "skipped ({:.1f} s)\n\n| case | tier | result | worst metric | time "
+      "|\n|---|---|---|---|---|\n",
       SuiteExitCode(run) == 0 ? "PASS" : "FAIL", run.cases.size(), counts.pass, counts.mismatch,
-      counts.error, counts.invalid, counts.skipped, run.seconds);
+      counts.hang, counts.error, counts.invalid, counts.skipped, run.seconds);
   for (const CaseOutcome& c : run.cases) {
     out += fmt::format("| {} | {} | {} | {} | {:.2f} s |\n", Cell(c.suite_case.name), Tiers(c),
                        SuiteResultName(c.result), Cell(CaseWorstMetric(c)), c.seconds);

@@ -1,5 +1,5 @@
 // The parity suite's reports (docs/suite.md): JUnit XML with one test suite per case group (test
-// cases named by group, case and comparison, so that merging two runs' files keeps every test
+// cases named by run, group, case and comparison, so that merging two runs' files keeps every test
 // distinct), a JSON summary, a Markdown table (case, tier, result, worst metric, time) with each
 // failure's first divergence, and an ir-deadcode evidence manifest (docs/deadcode.md) in which each
 // passing case vouches for exactly the names in its `covers`, by its parity reports.
@@ -13,7 +13,11 @@
 
 namespace irm::diff {
 
-std::string RenderSuiteJunit(const SuiteRun& run);
+// One <testsuite name="parity.<run_name>.<group>"> per group (the run's name left out when
+// empty), a <testcase classname="<that>.<case>" name="serial|translated"> per comparison. Case
+// names are unique in a folder, so two runs of different cases merge without a clash; the run's
+// name (the CLI gives the JUnit file's stem) keeps apart two runs of the same cases.
+std::string RenderSuiteJunit(const SuiteRun& run, const std::string& run_name = "");
 // Canonical JSON: keys sorted, two-space indent, a trailing newline.
 std::string RenderSuiteJson(const SuiteRun& run);
 std::string RenderSuiteMarkdown(const SuiteRun& run);

@@ -3,6 +3,8 @@
 #include "diff_tests/suite_runner.h"
 
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -36,16 +38,26 @@ int Severity(SuiteResult result) {
       return 2;
     case SuiteResult::kInvalid:
       return 3;
-    case SuiteResult::kError:
+    case SuiteResult::kHang:
       return 4;
+    case SuiteResult::kError:
+      return 5;
   }
-  return 4;
+  return 5;
 }
 
 // Input problems (what the case asks cannot be built) against runtime failures (a hang, a rank
 // that failed): the exit codes differ.
+// A hang is told apart from the other runtime failures: it is a finding about the case (its
+// schedule cannot complete under its point-to-point model), reported as a failure naming every
+// rank's pending op, never as a timeout.
 SuiteResult ResultOfFailure(const Status& status) {
+  if (IsHang(status)) return SuiteResult::kHang;
   return status.code() == StatusCode::kInternal ? SuiteResult::kError : SuiteResult::kInvalid;
+}
+
+std::string DescribeFailure(const Status& status) {
+  return IsHang(status) ? DescribeHang(status) : status.ToString();
 }
 
 // A folder of its own for one case, removed with everything in it when the case is done.
@@ -102,7 +114,7 @@ ComparisonOutcome Judge(SuiteComparison comparison, Tier tier, StatusOr<ParityRe
   outcome.seconds = SecondsSince(start);
   if (!result.ok()) {
     outcome.result = ResultOfFailure(result.status());
-    outcome.detail = result.status().ToString();
+    outcome.detail = DescribeFailure(result.status());
     return outcome;
   }
   outcome.report = std::move(result->report);
@@ -125,6 +137,7 @@ ComparisonOutcome CompareWithSerial(const SuiteCase& c, const std::string& distr
   options.steps = c.recipe.steps;
   options.batch_size = c.recipe.batch_size;
   options.tier = c.tier;
+  options.p2p = c.p2p;
   return Judge(SuiteComparison::kSerial, c.tier, RunSerialParity(distributed, serial, options),
                start);
 }
@@ -135,8 +148,25 @@ ComparisonOutcome CompareWithTranslation(const SuiteCase& c, const std::string& 
   options.steps = c.recipe.steps;
   options.batch_size = c.recipe.batch_size;
   options.tier = Tier::kExact;
+  options.p2p = c.p2p;
   return Judge(SuiteComparison::kTranslated, Tier::kExact,
                RunBundleParity(distributed, "", options), start);
+}
+
+// "2025-01-31T09:05:00": xs:dateTime without a zone, as JUnit's timestamp is written.
+std::string UtcNow() {
+  const time_t now = ::time(nullptr);
+  struct tm utc {};
+  ::gmtime_r(&now, &utc);
+  char text[32] = {};
+  ::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  return text;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
 }
 
 }  // namespace
@@ -147,6 +177,8 @@ const char* SuiteResultName(SuiteResult result) {
       return "pass";
     case SuiteResult::kMismatch:
       return "mismatch";
+    case SuiteResult::kHang:
+      return "hang";
     case SuiteResult::kError:
       return "error";
     case SuiteResult::kInvalid:
@@ -192,6 +224,17 @@ std::string DescribeMismatch(const ParityReport& report) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+bool IsHang(const Status& status) {
+  return !status.ok() && status.code() == StatusCode::kInternal &&
+         status.diagnostic().message.starts_with("hang: ");
+}
+
+std::string DescribeHang(const Status& status) {
+  const Diagnostic& d = status.diagnostic();
+  if (d.notes.empty()) return d.message;
+  return fmt::format("{} ({})", d.message, fmt::join(d.notes, "; "));
+}
+
 std::string WorstMetric(const ParityReport& report) {
   const ComparedTensor* worst = nullptr;
   double worst_value = -1;
@@ -235,7 +278,7 @@ CaseOutcome RunSuiteCase(const SuiteCase& c, const SuiteOptions& options) {
   StatusOr<corpus::ModelBundle> made = corpus::MakeModelBundle(c.recipe);
   if (!made.ok()) return finish(SuiteResult::kInvalid, made.status().ToString());
   if (Status written = corpus::WriteModelBundle(*made, distributed).status(); !written.ok()) {
-    return finish(ResultOfFailure(written), written.ToString());
+    return finish(ResultOfFailure(written), DescribeFailure(written));
   }
   SuiteResult worst = SuiteResult::kPass;
   std::string detail;
@@ -259,6 +302,8 @@ StatusOr<SuiteRun> RunSuite(const std::vector<SuiteCase>& cases, const SuiteOpti
   }
   const Clock::time_point start = Clock::now();
   SuiteRun run;
+  run.started = UtcNow();
+  run.hostname = HostName();
   run.cases.resize(cases.size());
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
@@ -289,6 +334,7 @@ int SuiteExitCode(const SuiteRun& run) {
     case 3:
       return 2;
     case 4:
+    case 5:
       return 3;
     default:
       return 0;

@@ -2,9 +2,10 @@
 // `ir-migrate build --strategy` uses (corpus/model_bundle.h) into a scratch folder that is removed
 // afterwards, then compared with its serial program (serial_parity.h) and with its translation
 // (bundle_parity.h, exact tier), as the case asks. Cases run N at a time; each outcome says pass,
-// mismatch (with the first divergence or first differing state), error (a runtime failure: a hang
-// names what every rank was waiting for), invalid (the case cannot be built: bad input) or
-// skipped (with the reason: a GPU case on a machine without one is never passed).
+// mismatch (with the first divergence or first differing state), hang (the runtime's watchdog saw
+// that no rank can progress: the detail names every rank's pending op), error (any other runtime
+// failure), invalid (the case cannot be built: bad input) or skipped (with the reason: a GPU case
+// on a machine without one is never passed).
 #pragma once
 
 #include <functional>
@@ -17,8 +18,8 @@
 
 namespace irm::diff {
 
-enum class SuiteResult { kPass, kMismatch, kError, kInvalid, kSkipped };
-// "pass", "mismatch", "error", "invalid", "skipped".
+enum class SuiteResult { kPass, kMismatch, kHang, kError, kInvalid, kSkipped };
+// "pass", "mismatch", "hang", "error", "invalid", "skipped".
 const char* SuiteResultName(SuiteResult result);
 
 struct ComparisonOutcome {
@@ -26,7 +27,9 @@ struct ComparisonOutcome {
   Tier tier = Tier::kExact;
   SuiteResult result = SuiteResult::kPass;
   std::optional<ParityReport> report;  // set when the comparison ran to a verdict
-  std::string detail;                  // a mismatch's first divergence, an error's diagnostic
+  // A mismatch's first divergence; a hang's report (every rank's pending op, and which run hung);
+  // an error's diagnostic.
+  std::string detail;
   double seconds = 0;
 };
 
@@ -41,6 +44,10 @@ struct CaseOutcome {
 struct SuiteRun {
   std::vector<CaseOutcome> cases;  // in the order of the cases given
   double seconds = 0;
+  // When the run began, ISO 8601 in UTC ("2025-01-31T09:05:00"), and the machine it ran on: the
+  // JUnit test suites' timestamp and hostname, which tell two merged runs' files apart.
+  std::string started;
+  std::string hostname;
 };
 
 struct SuiteOptions {
@@ -58,8 +65,8 @@ StatusOr<SuiteRun> RunSuite(const std::vector<SuiteCase>& cases, const SuiteOpti
 // One case, as RunSuite runs it.
 CaseOutcome RunSuiteCase(const SuiteCase& suite_case, const SuiteOptions& options);
 
-// 0 every case passed or was skipped, 1 a mismatch, 2 an invalid case, 3 a runtime failure (the
-// worst wins: 3 over 2 over 1).
+// 0 every case passed or was skipped, 1 a mismatch, 2 an invalid case, 3 a runtime failure — a
+// hang or an error (the worst wins: 3 over 2 over 1).
 int SuiteExitCode(const SuiteRun& run);
 
 // What a failed report shows first: the first divergence (translated) or the first differing
@@ -69,5 +76,13 @@ std::string DescribeMismatch(const ParityReport& report);
 // ", arbitrated" when the float64 shadow let it pass), "bits
 // equal" when every tensor was decided bit for bit, "-" when nothing was compared.
 std::string WorstMetric(const ParityReport& report);
+
+// Whether a failed run's status is the runtime's hang report (reference_runtime/comm/watchdog.h,
+// gloo_watch.h: kInternal, "hang: ..."), and that report as one line — the message, then the notes
+// that say which run hung: "hang: no rank can progress: rank 0 waits in send_v2 to rank 1 (...);
+// rank 1 waits in ... (in job 1 ('forward', micro-batch 1) of step 1; on rank 0; in the
+// distributed run)".
+bool IsHang(const Status& status);
+std::string DescribeHang(const Status& status);
 
 }  // namespace irm::diff

@@ -1,8 +1,9 @@
 // The parity suite (docs/suite.md): case files (every error located by file and JSON pointer), the
 // runner on tiny cases — one passing, one failing on purpose (the exact tier against the serial
-// run: a data-parallel run sums in another order), one GPU case skipped — its reports (the
-// failure's detail in the Markdown and the JUnit message, distinct JUnit tests across merged runs)
-// and the evidence manifest as ir-deadcode reads it: a passing FThenB case vouches for the FThenB
+// run: a data-parallel run sums in another order), one GPU case skipped, one that hangs (1F1B
+// under rendezvous sends) — its reports (the failure's detail in the Markdown and the JUnit
+// message, the hang's pending op of every rank, distinct JUnit tests across merged runs) and the
+// evidence manifest as ir-deadcode reads it: a passing FThenB case vouches for the FThenB
 // functions only, never for a 1F1B twin (docs/deadcode.md, "Evidence is bound to the twin").
 #include <gtest/gtest.h>
 
@@ -55,7 +56,7 @@ TEST(SuiteCaseTest, ReadsEveryField) {
           "strategy": {"pp_degree": 2, "pipeline": {"enable": true, "schedule_mode": "1F1B",
                                                     "accumulate_steps": 2}},
           "job_lists": "pir", "compare": ["translated"], "backend": "thread", "device": "gpu",
-          "steps": 3, "batch_size": 8, "tier": "reordered", "tags": ["fast", "pp"],
+          "p2p": "buffered=2", "steps": 3, "batch_size": 8, "tier": "reordered", "tags": ["fast", "pp"],
           "covers": ["b.Y", "a.X"]})",
       "cases/gpt_pp2.json");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -69,6 +70,7 @@ TEST(SuiteCaseTest, ReadsEveryField) {
   EXPECT_EQ(c->recipe.job_lists, schedules::JobListIr::kPir);
   EXPECT_EQ(c->compare, std::vector<SuiteComparison>{SuiteComparison::kTranslated});
   EXPECT_EQ(c->device, "gpu");
+  EXPECT_EQ(c->p2p, schedules::P2pModel::Buffered(2));
   EXPECT_EQ(c->recipe.steps, 3);
   EXPECT_EQ(c->recipe.batch_size, 8);
   EXPECT_EQ(c->tier, Tier::kReordered);
@@ -86,14 +88,18 @@ TEST(SuiteCaseTest, DefaultsCompareBothInTheNoiseFloorTierOnTheThreadBackend) {
   EXPECT_EQ(c->tier, Tier::kNoiseFloor);
   EXPECT_EQ(c->backend, "thread");
   EXPECT_EQ(c->device, "cpu");
+  EXPECT_FALSE(c->p2p.has_value());  // the built bundle's own
 }
 
 TEST(SuiteCaseTest, EveryErrorNamesTheFileAndTheField) {
   const std::string dp2 = R"({"dp_degree": 2})";
   EXPECT_EQ(ParseError(TinyCase(dp2, R"(, "covers": [], "modle": 1)")),
             "cases/bad.json: /modle: error: unknown field 'modle' (known: description, group, "
-            "model, optimizer, strategy, job_lists, compare, backend, device, steps, batch_size, "
-            "tier, tags, covers)\n");
+            "model, optimizer, strategy, job_lists, compare, backend, device, p2p, steps, "
+            "batch_size, tier, tags, covers)\n");
+  EXPECT_EQ(ParseError(TinyCase(dp2, R"(, "covers": [], "p2p": "buffered=0")")),
+            "cases/bad.json: /p2p: error: p2p model 'buffered=0' is not 'rendezvous', 'buffered' "
+            "or 'buffered=K' (K >= 1 unreceived messages per channel)\n");
   EXPECT_EQ(ParseError(R"({"model": {"name": "mlp"}, "optimizer": {"kind": "sgd"},
                            "strategy": {"dp_degree": 2}, "steps": "3", "covers": []})"),
             "cases/bad.json: /steps: error: expected an integer, got a string\n");
@@ -137,6 +143,83 @@ TEST(SuiteCaseTest, TheCheckedInCasesAllRead) {
   for (const SuiteCase& c : *cases) fast += c.HasTag("fast") ? 1 : 0;
   EXPECT_GE(fast, 3);
   EXPECT_LE(fast, 8);
+}
+
+// What each checked-in case vouches for follows from what its strategy runs, by the Paddle
+// functions the legacy passes reproduce (each verified at Paddle ccd49a3de4):
+// - dp_degree > 1: the per-gradient c_allreduce_sum + scale of auto_parallel/static/operators/
+//   common.py `sync_and_scale_gradients` (oldir/passes/data_parallel.cc);
+// - dp_optimization: the bucketing of passes/auto_parallel_data_parallel_optimization.py
+//   `DataParallelOptimizationPass._group_grads` (its `_update_program` places coalesce_tensor
+//   elsewhere than the legacy pass does, so no case vouches for it);
+// - mp_degree > 1: the column- and row-parallel matmul impls of operators/dist_matmul.py and their
+//   shared backward; on gpt also the vocabulary-parallel embedding (dist_embedding.py) and the
+//   parallel cross entropy (dist_cross_entropy.py, Impl1) (oldir/passes/tensor_parallel.cc);
+// - gradient merge: passes/auto_parallel_gradient_merge.py `parse_program` and the four steps it
+//   calls (oldir/passes/gradient_merge.cc);
+// - a pipeline: the merge buffers of `_append_gradient_merge_backward_op`
+//   (oldir/passes/pipeline_accumulation.h), and its schedule's pass methods (not checked here).
+// No case names a new-IR pass function other than Paddle's PIR job list: the suite runs the
+// legacy passes and the translator, never the new-IR passes.
+std::set<std::string> ExpectedNonPipelineCovers(const SuiteCase& c) {
+  const std::string ops = "paddle.distributed.auto_parallel.static.operators.";
+  const std::string gm = "paddle.distributed.passes.auto_parallel_gradient_merge.";
+  const oldir::passes::Strategy& s = *c.recipe.strategy;
+  std::set<std::string> names;
+  if (s.dp_degree > 1) names.insert(ops + "common.sync_and_scale_gradients");
+  if (s.dp_optimization.enable) {
+    names.insert(
+        "paddle.distributed.passes.auto_parallel_data_parallel_optimization."
+        "DataParallelOptimizationPass._group_grads");
+  }
+  if (s.mp_degree > 1) {
+    for (const char* impl : {"DistributedMatmulV2Impl0", "DistributedMatmulV2Impl1"}) {
+      names.insert(ops + "dist_matmul." + impl + ".forward");
+      names.insert(ops + "dist_matmul." + impl + ".backward");
+    }
+    names.insert(ops + "dist_matmul._right_operand_parameter_matmul_backward");
+    if (c.recipe.model == corpus::ZooModel::kGpt) {
+      names.insert(ops + "dist_embedding.DistributedEmbeddingImpl.forward");
+      names.insert(ops + "dist_embedding.DistributedEmbeddingImpl.backward");
+      names.insert(ops + "dist_cross_entropy.DistributedCrossEntropyImpl1.forward");
+      names.insert(ops + "dist_cross_entropy.DistributedCrossEntropyImpl1.backward");
+    }
+  }
+  if (s.gradient_merge.enable) {
+    for (const char* f :
+         {"parse_program", "_remove_and_get_optimizer_op", "_append_gradient_merge_backward_op",
+          "_get_gm_cond_var", "_create_cond_block_and_update_optimizer"}) {
+      names.insert(gm + f);
+    }
+  }
+  if (s.pipeline.enable) names.insert(gm + "_append_gradient_merge_backward_op");
+  return names;
+}
+
+TEST(SuiteCaseTest, TheCheckedInCasesCoverExactlyWhatTheirPassesRun) {
+  StatusOr<std::vector<SuiteCase>> cases = ReadSuiteCases(IRM_SUITE_CASES);
+  ASSERT_TRUE(cases.ok()) << cases.status().ToString();
+  const std::string schedules = "paddle.distributed.passes.pipeline_scheduler_pass.";
+  for (const SuiteCase& c : *cases) {
+    std::set<std::string> others;
+    for (const std::string& name : c.covers) {
+      if (name.rfind(schedules, 0) == 0) {
+        EXPECT_TRUE(c.recipe.strategy->pipeline.enable) << c.name << ": " << name;
+        // A PIR method only where the case runs Paddle's PIR job lists.
+        if (name.find("pir") != std::string::npos) {
+          EXPECT_EQ(c.recipe.job_lists, schedules::JobListIr::kPir) << c.name << ": " << name;
+        }
+      } else {
+        others.insert(name);
+      }
+    }
+    EXPECT_EQ(others, ExpectedNonPipelineCovers(c)) << c.name;
+    // Every data-, tensor-parallel and gradient-merge case vouches for something.
+    const oldir::passes::Strategy& s = *c.recipe.strategy;
+    if (s.dp_degree > 1 || s.mp_degree > 1 || s.gradient_merge.enable) {
+      EXPECT_FALSE(c.covers.empty()) << c.name;
+    }
+  }
 }
 
 SuiteCase Case(const std::string& name, const std::string& text) {
@@ -203,8 +286,8 @@ TEST_F(SuiteRunTest, JudgesEachCase) {
 
 TEST_F(SuiteRunTest, MarkdownTableAndTheFirstDifferingState) {
   const std::string md = RenderSuiteMarkdown(*run_);
-  EXPECT_NE(md.find("# Parity suite: FAIL\n\n3 cases: 1 pass, 1 mismatch, 0 error, 0 invalid, "
-                    "1 skipped"),
+  EXPECT_NE(md.find("# Parity suite: FAIL\n\n3 cases: 1 pass, 1 mismatch, 0 hang, 0 error, 0 "
+                    "invalid, 1 skipped"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| case | tier | result | worst metric | time |\n"), std::string::npos);
@@ -260,6 +343,34 @@ TEST_F(SuiteRunTest, MergingTwoRunsKeepsEveryTestDistinct) {
             xml.rfind("<testsuite name=\"parity.mlp\""));
 }
 
+// Every <testsuite name="..."> of a JUnit file.
+std::vector<std::string> SuiteNames(const std::string& xml) {
+  std::vector<std::string> names;
+  const std::regex testsuite("<testsuite name=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(xml.begin(), xml.end(), testsuite);
+       it != std::sregex_iterator(); ++it) {
+    names.push_back((*it)[1].str());
+  }
+  return names;
+}
+
+TEST_F(SuiteRunTest, TheSameCasesRunTwiceStayDistinctByTheRunsName) {
+  // The CLI names a run by its JUnit file's stem: fast.xml, nightly.xml.
+  const std::string fast = RenderSuiteJunit(*run_, "fast");
+  const std::string nightly = RenderSuiteJunit(*run_, "nightly");
+  EXPECT_EQ(SuiteNames(fast), std::vector<std::string>{"parity.fast.mlp"});
+  EXPECT_EQ(SuiteNames(nightly), std::vector<std::string>{"parity.nightly.mlp"});
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const std::string& xml : {fast, nightly}) {
+    for (const auto& id : TestIds(xml)) EXPECT_TRUE(seen.insert(id).second) << id.first;
+  }
+  EXPECT_EQ(seen.size(), 10u);
+  EXPECT_NE(fast.find("classname=\"parity.fast.mlp.dp2_exact\" name=\"serial\""),
+            std::string::npos);
+  // Without a run's name the two files would clash test for test.
+  EXPECT_EQ(TestIds(RenderSuiteJunit(*run_)), TestIds(RenderSuiteJunit(*run_)));
+}
+
 TEST_F(SuiteRunTest, JsonSummary) {
   const nlohmann::json j = nlohmann::json::parse(RenderSuiteJson(*run_));
   EXPECT_EQ(j["format"], "ir-migrate-suite-report");
@@ -294,6 +405,160 @@ TEST_F(SuiteRunTest, APassingFThenBCaseIsNoEvidenceForA1F1BTwin) {
   EXPECT_EQ(read->Lookup("", kFThenB).size(), 2u);
   EXPECT_TRUE(read->Lookup("", k1F1BTwin).empty());
   EXPECT_TRUE(read->Lookup("", "x.Y").empty());
+}
+
+// A translated comparison that misses its exact tier (only a wrong translation does:
+// docs/parity.md) fails the case with the first divergence — rank, step, micro-batch, job, the op
+// in both programs — as the Markdown's detail and the JUnit failure's message. The report is made
+// by hand here: no checked-in translation is wrong.
+TEST(SuiteReportTest, ATranslatedMismatchShowsTheFirstDivergence) {
+  ParityReport report;
+  ComparedTensor t;
+  t.group = TensorGroup::kIntermediate;
+  t.rank = 1;
+  t.step = 2;
+  t.name = "linear_1.tmp_0";
+  t.comparison.reason = "bits differ at 3 of 8 elements";
+  report.tensors.push_back(t);
+  DivergenceReport d;
+  d.rank = 1;
+  d.step = 2;
+  d.job = "forward";
+  d.old_op = {"matmul_v2", 0, 7, ""};
+  d.new_op = {"pd_op.matmul", 0, 9, ""};
+  d.differing_outputs = {"linear_1.tmp_0"};
+  report.first_divergence = d;
+  const std::string first =
+      "first divergence: rank 1 step 2 micro-batch 0 job forward: legacy matmul_v2 (block 0, op "
+      "7) / new IR pd_op.matmul (op 9); linear_1.tmp_0 differ";
+  EXPECT_EQ(DescribeMismatch(report),
+            first +
+                "; first differing tensor: intermediates linear_1.tmp_0 (rank 1, step 2, "
+                "micro-batch 0): bits differ at 3 of 8 elements");
+
+  SuiteRun run;
+  CaseOutcome c;
+  c.suite_case = Case("tp2_wrong", TinyCase(R"({"mp_degree": 2})",
+                                            R"(, "covers": ["x.Y"], "compare": ["translated"])"));
+  c.result = SuiteResult::kMismatch;
+  ComparisonOutcome o;
+  o.comparison = SuiteComparison::kTranslated;
+  o.result = SuiteResult::kMismatch;
+  o.report = report;
+  o.detail = DescribeMismatch(report);
+  c.detail = "translated: " + o.detail;
+  c.comparisons.push_back(o);
+  run.cases.push_back(c);
+  EXPECT_EQ(SuiteExitCode(run), 1);
+  EXPECT_NE(RenderSuiteMarkdown(run).find("- **tp2_wrong** (mismatch): translated: " + first),
+            std::string::npos)
+      << RenderSuiteMarkdown(run);
+  EXPECT_NE(RenderSuiteJunit(run).find("<failure type=\"mismatch\" message=\"" + first),
+            std::string::npos)
+      << RenderSuiteJunit(run);
+  EXPECT_TRUE(RenderSuiteEvidence(run, "r").reports.empty());
+}
+
+// Paddle's 1F1B on 2 stages and 2 micro-batches (pipeline_1f1b.py `_create_job_list`: stage 0
+// forward0 forward1 backward0 backward1, stage 1 forward0 backward0 forward1 backward1): under
+// rendezvous sends, stage 0's send of micro-batch 1's activation meets stage 1's send of
+// micro-batch 0's gradient and neither returns — the hang of Paddle PR #70360
+// (tools/testdata/run_p2p.test). The runtime's watchdog sees it at once.
+constexpr const char* k1F1BStrategy =
+    R"({"pp_degree": 2, "pipeline": {"enable": true, "schedule_mode": "1F1B", "accumulate_steps": 2}})";
+constexpr const char* kStage0Pending =
+    "rank 0 waits in send_v2 to rank 1 (ring 0, job forward, micro-batch 1, step 1, op ";
+constexpr const char* kStage1Pending =
+    "rank 1 waits in send_v2 to rank 0 (ring 1, job backward, micro-batch 0, step 1, op ";
+
+class SuiteHangTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    run_ = new SuiteRun(RunCases(
+        {Case("pp2_1f1b_rendezvous",
+              TinyCase(k1F1BStrategy,
+                       R"(, "covers": ["x.Y"], "p2p": "rendezvous", "group": "hangs")"))}));
+  }
+  static void TearDownTestSuite() { delete run_; }
+  static SuiteRun* run_;
+};
+SuiteRun* SuiteHangTest::run_ = nullptr;
+
+// A hang is its own result — not a pass, not a timeout, not a generic error — and every
+// comparison's detail is the watchdog's report: every rank's pending op, and which run hung.
+TEST_F(SuiteHangTest, AHangFailsTheCaseWithEveryRanksPendingOp) {
+  ASSERT_EQ(run_->cases.size(), 1u);
+  const CaseOutcome& c = run_->cases[0];
+  EXPECT_EQ(c.result, SuiteResult::kHang) << c.detail;
+  ASSERT_EQ(c.comparisons.size(), 2u);
+  const char* runs[] = {"; in the distributed run)", "; in the legacy run)"};
+  for (size_t i = 0; i < 2; ++i) {
+    const ComparisonOutcome& o = c.comparisons[i];
+    EXPECT_EQ(o.result, SuiteResult::kHang) << o.detail;
+    EXPECT_FALSE(o.report.has_value());
+    EXPECT_EQ(o.detail.rfind(std::string("hang: no rank can progress: ") + kStage0Pending, 0), 0u)
+        << o.detail;
+    EXPECT_NE(o.detail.find(std::string("); ") + kStage1Pending), std::string::npos) << o.detail;
+    EXPECT_NE(o.detail.find(runs[i]), std::string::npos) << o.detail;
+    // The backstop's words (a rank "waited N ms without progress", Gloo's "timed out"): never.
+    EXPECT_EQ(o.detail.find("waited"), std::string::npos) << o.detail;
+    EXPECT_EQ(o.detail.find("timed out"), std::string::npos) << o.detail;
+  }
+  EXPECT_EQ(c.detail.rfind(std::string("serial: hang: no rank can progress: ") + kStage0Pending, 0),
+            0u)
+      << c.detail;
+  EXPECT_EQ(SuiteExitCode(*run_), 3);  // a runtime failure
+}
+
+TEST_F(SuiteHangTest, MarkdownAndJunitNameEveryRanksPendingOp) {
+  const std::string md = RenderSuiteMarkdown(*run_);
+  EXPECT_NE(md.find("1 cases: 0 pass, 0 mismatch, 1 hang, 0 error, 0 invalid, 0 skipped"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(
+      md.find("| pp2_1f1b_rendezvous | noise-floor / exact | hang | serial: -; translated: - |"),
+      std::string::npos)
+      << md;
+  const std::string item = std::string("- **pp2_1f1b_rendezvous** (hang): serial: hang: no rank ") +
+                           "can progress: " + kStage0Pending;
+  const size_t at = md.find(item);
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_NE(md.find(kStage1Pending, at), std::string::npos) << md;
+
+  const std::string xml = RenderSuiteJunit(*run_);
+  EXPECT_NE(xml.find("<testsuite name=\"parity.hangs\" tests=\"2\" failures=\"2\" errors=\"0\" "
+                     "skipped=\"0\""),
+            std::string::npos)
+      << xml;
+  // Both tests fail, each message naming both ranks' pending sends.
+  const std::regex failure(
+      std::string("<failure type=\"hang\" message=\"hang: no rank can ") +
+      "progress: " + std::regex_replace(kStage0Pending, std::regex("[()]"), "\\$&") +
+      "[0-9]+\\); " + std::regex_replace(kStage1Pending, std::regex("[()]"), "\\$&") +
+      "[0-9]+\\) \\([^\"]*; in the (distributed|legacy) run\\)\">");
+  EXPECT_EQ(
+      std::distance(std::sregex_iterator(xml.begin(), xml.end(), failure), std::sregex_iterator()),
+      2)
+      << xml;
+  EXPECT_EQ(xml.find("<error"), std::string::npos) << xml;
+
+  const nlohmann::json j = nlohmann::json::parse(RenderSuiteJson(*run_));
+  EXPECT_EQ(j["exit_code"], 3);
+  EXPECT_EQ(j["summary"]["hang"], 1);
+  EXPECT_EQ(j["cases"][0]["result"], "hang");
+  // A case that hung vouches for nothing.
+  const SuiteEvidence evidence = RenderSuiteEvidence(*run_, "r");
+  EXPECT_TRUE(evidence.reports.empty());
+  EXPECT_EQ(nlohmann::json::parse(evidence.manifest)["entries"], nlohmann::json::array());
+}
+
+// The same pipeline under buffered sends (as NCCL gives them while a message fits its buffers)
+// completes: the hang above is the point-to-point model's, not the case's building.
+TEST(SuiteP2pTest, The1F1BCaseRunsUnderBufferedSends) {
+  const SuiteRun run = RunCases(
+      {Case("pp2_1f1b_buffered", TinyCase(k1F1BStrategy, R"(, "covers": [], "p2p": "buffered")"))});
+  ASSERT_EQ(run.cases.size(), 1u);
+  EXPECT_EQ(run.cases[0].result, SuiteResult::kPass) << run.cases[0].detail;
 }
 
 }  // namespace

@@ -43,6 +43,13 @@ std::string Bar(int done, int total, bool terminal) {
   return "[" + std::string(filled, '#') + std::string(kWidth - filled, '.') + "] ";
 }
 
+// The run's name in the JUnit test names: the JUnit file's stem, so that two runs of the same cases
+// written to different files (a fast subset and the whole matrix, two backends) merge without two
+// tests of the same name.
+std::string JunitRunName(const std::string& junit_path) {
+  return std::filesystem::path(junit_path).stem().string();
+}
+
 // The evidence manifest at `path` and, in <stem>.reports/ beside it, the reports it names.
 Status WriteEvidence(const diff::SuiteRun& run, const std::string& path) {
   const std::filesystem::path manifest(path);
@@ -94,7 +101,7 @@ int RunSuite(const SuiteCommand& command, std::ostream& out, std::ostream& err) 
     std::string text;
   };
   for (const Output& o :
-       {Output{command.junit, diff::RenderSuiteJunit(*run)},
+       {Output{command.junit, diff::RenderSuiteJunit(*run, JunitRunName(command.junit))},
         Output{command.json, diff::RenderSuiteJson(*run)}, Output{command.md, markdown}}) {
     if (o.path.empty()) continue;
     if (Status written = WriteFileAtomically(o.path, o.text); !written.ok()) {
