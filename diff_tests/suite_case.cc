@@ -13,45 +13,35 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
-#include "common/json_kind.h"
-#include "common/json_pointer.h"
+#include "common/json_access.h"
 
 namespace irm::diff {
 namespace {
 
 using nlohmann::json;
 
-// The checks of one file, each failing with the file and a JSON pointer.
+// The checks of one file, each failing with the file and a JSON pointer (common/json_access.h,
+// so that a case file's errors read as every other JSON reader's).
 class CaseReader {
  public:
-  explicit CaseReader(std::string file) : file_(std::move(file)) {}
+  explicit CaseReader(std::string file) : access_(std::move(file)) {}
 
   Status Error(const std::string& pointer, std::string message) const {
-    Location loc = Location::File(file_);
-    loc.detail = pointer.empty() ? "/" : pointer;
-    return Status(StatusCode::kParseError, std::move(loc), std::move(message));
+    return access_.Err(JsonPath::Rendered(pointer), std::move(message));
   }
   Status WrongType(const std::string& pointer, const char* expected, const json& v) const {
-    return Error(pointer, fmt::format("expected {}, got {}", expected, JsonKindName(v)));
+    return access_.WrongKind(JsonPath::Rendered(pointer), expected, v.type());
   }
   // `v` is an object whose keys are all in `known`.
   Status Object(const std::string& pointer, const json& v,
                 std::initializer_list<std::string_view> known) const {
-    if (!v.is_object()) return WrongType(pointer, "an object", v);
-    for (const auto& item : v.items()) {
-      if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
-        return Error(JsonPointerChild(pointer, item.key()),
-                     fmt::format("unknown field '{}' (known: {})", item.key(),
-                                 fmt::join(known.begin(), known.end(), ", ")));
-      }
-    }
-    return Status::Ok();
+    return access_.Object(v, JsonPath::Rendered(pointer), known);
   }
   Status Int(const std::string& pointer, const json& v, int64_t min, int64_t* out) const {
     if (!v.is_number_integer()) return WrongType(pointer, "an integer", v);
     const int64_t value = v.get<int64_t>();
     if (value < min || value > (int64_t{1} << 31)) {
-      return Error(pointer, fmt::format("must be an integer of at least {}, got {}", min, value));
+      return Error(pointer, fmt::format("must be an integer of at least {}, found {}", min, value));
     }
     *out = value;
     return Status::Ok();
@@ -61,7 +51,7 @@ class CaseReader {
     if (!v.is_number()) return WrongType(pointer, "a number", v);
     const double value = v.get<double>();
     if (!(value >= min && value <= max)) {
-      return Error(pointer, fmt::format("must be in [{}, {}], got {}", min, max, value));
+      return Error(pointer, fmt::format("must be in [{}, {}], found {}", min, max, value));
     }
     *out = value;
     return Status::Ok();
@@ -96,10 +86,10 @@ class CaseReader {
     return Status::Ok();
   }
 
-  const std::string& file() const { return file_; }
+  const std::string& file() const { return access_.file(); }
 
  private:
-  std::string file_;
+  JsonAccess access_;
 };
 
 Status ReadMlp(const CaseReader& r, const json& m, oldir::models::MlpConfig* c) {

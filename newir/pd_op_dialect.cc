@@ -289,7 +289,9 @@ void AddShapeAndCreation(Table& t) {
            {Out("out")}, {Dtype("dtype", DataType::kUndefined), PlaceAttr()}));
   t.Add(Op("assign", "copies x", {In("x")}, {Out("out")}));
   t.Add(Inplace(Op("assign_out", "copies x into output", {In("x"), In("output")}, {Out("out")})));
-  // share_data_ is the translation of share_buffer; share_data that of the legacy share_data.
+  // share_data_ is what reshard lowering emits for the piece a rank keeps
+  // (auto_parallel/reshard_lowering.cc); no legacy op translates to either form yet (the legacy
+  // share_data is on diff_tests/op_tables_test.cc's not-translated list).
   t.AddWithInplace(Op("share_data", "shares x's buffer without a copy", {In("x")}, {Out("out")}));
   // coalesce_tensor (ops.yaml): the inputs laid out in one fused buffer; `output` are views of
   // their parts of `fused_output` (fuse-all-reduce's gradient buckets).

@@ -508,7 +508,7 @@ StatusOr<Attribute> AttrReader::ReadAttr(const json& j, const Ptr& ptr) const {
                    "a null scalar value (how Paddle's writer saves NaN and infinities) "
                    "cannot be read back");
       } else {
-        return Err(Sub(d, 1), fmt::format("expected a scalar value, found {}", KindOf(x)));
+        return Err(Sub(d, 1), fmt::format("expected a scalar value, found {}", JsonKindName(x)));
       }
       return Attribute::Scalar(std::move(value));
     }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/json_depth.h"
+#include "common/json_parse.h"
 #include "newir/dialect.h"
 #include "newir/nesting.h"
 #include "newir/pir_json.h"
@@ -22,7 +23,6 @@ namespace {
 using pir_json::AttrReader;
 using pir_json::DialectIdEnd;
 using pir_json::json;
-using pir_json::KindOf;
 using pir_json::kParamAFlags;
 using pir_json::kParamOAFlags;
 using pir_json::Ptr;
@@ -38,9 +38,7 @@ class Reader : public AttrReader {
 
   StatusOr<newir::Program> Program(const json& doc) {
     const Ptr root;
-    if (!doc.is_object()) {
-      return Err(root, fmt::format("expected an object, found {}", KindOf(doc)));
-    }
+    IRM_RETURN_IF_ERROR(Expect(doc, root, json::value_t::object));
     const Ptr base_ptr = Sub(root, "base_code");
     const Ptr magic_ptr = Sub(base_ptr, "magic");
     const json* base = Find(doc, "base_code");
@@ -51,13 +49,11 @@ class Reader : public AttrReader {
                  fmt::format("not a PIR JSON file: magic is {}, expected \"pir\"", magic->dump()));
     }
     IRM_RETURN_IF_ERROR(CheckKeys(*base, base_ptr, {"magic", "version", "trainable"}));
-    if (const json* v = Find(*base, "version"); v != nullptr && !v->is_number_integer()) {
-      return Err(Sub(base_ptr, "version"),
-                 fmt::format("expected an integer, found {}", KindOf(*v)));
+    if (const json* v = Find(*base, "version")) {
+      IRM_RETURN_IF_ERROR(Expect(*v, Sub(base_ptr, "version"), json::value_t::number_integer));
     }
-    if (const json* t = Find(*base, "trainable"); t != nullptr && !t->is_boolean()) {
-      return Err(Sub(base_ptr, "trainable"),
-                 fmt::format("expected a boolean, found {}", KindOf(*t)));
+    if (const json* t = Find(*base, "trainable")) {
+      IRM_RETURN_IF_ERROR(Expect(*t, Sub(base_ptr, "trainable"), json::value_t::boolean));
     }
     IRM_RETURN_IF_ERROR(CheckKeys(doc, root, {"base_code", "program"}));
     IRM_ASSIGN_OR_RETURN(const json* program, Member(doc, root, "program", json::value_t::object));
@@ -339,12 +335,7 @@ StatusOr<Program> ReadPirJson(std::string_view text, const std::string& file) {
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    // nlohmann's byte is 1-based: the position of the character it stopped at.
-    const auto [line, col] = TextLineColumn(text, e.byte > 0 ? e.byte - 1 : 0);
-    std::string message = e.what();
-    const size_t colon = message.find(": ", message.find("parse error"));
-    if (colon != std::string::npos) message = message.substr(colon + 2);
-    return Status(StatusCode::kParseError, Location::Text(file, line, col), message);
+    return JsonSyntaxError(text, file, e.byte, e.what());
   } catch (const json::exception& e) {
     return Status(StatusCode::kParseError, Location::File(file), e.what());
   }

@@ -7,10 +7,6 @@
 
 namespace irm::newir {
 
-const char* FileFormatName(FileFormat format) {
-  return format == FileFormat::kJson ? "json" : "pir";
-}
-
 std::optional<FileFormat> DetectFileFormat(std::string_view bytes) {
   auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   size_t i = 0;

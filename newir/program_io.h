@@ -17,8 +17,6 @@ namespace irm::newir {
 
 enum class FileFormat { kText, kJson };
 
-const char* FileFormatName(FileFormat format);  // "pir", "json"
-
 // kJson or kText when the bytes (after blanks) open with `{` as one of the two forms does;
 // nullopt when they are not a new-IR program at all (a legacy ProgramDesc, say).
 std::optional<FileFormat> DetectFileFormat(std::string_view bytes);

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "common/json_pointer.h"
+#include "common/json_access.h"
+#include "common/json_depth.h"
+#include "common/json_parse.h"
 #include "newir/attributes.h"
 #include "newir/auto_parallel/shard_layout.h"
 #include "newir/builder.h"
@@ -17,32 +19,28 @@ namespace {
 
 using nlohmann::json;
 
+// The checks of an annotation file on the shared JSON reader (common/json_access.h): every error
+// is located by the file and the value's JSON pointer.
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  explicit Reader(std::string file) : access_(std::move(file)) {}
 
   Status Error(const std::string& pointer, const std::string& message) const {
-    return Status(StatusCode::kInvalid, Location::File(file_).With(pointer.empty() ? "/" : pointer),
-                  message);
+    return access_.Err(JsonPath::Rendered(pointer), message);
   }
   std::string Source(const std::string& pointer) const {
-    return fmt::format("{}: {}", file_, pointer);
+    return fmt::format("{}: {}", access_.file(), pointer);
   }
-
   StatusOr<std::vector<int64_t>> Ints(const json& value, const std::string& pointer) const {
-    if (!value.is_array()) return Error(pointer, "expected an array of integers");
-    std::vector<int64_t> out;
-    for (size_t i = 0; i < value.size(); ++i) {
-      if (!value[i].is_number_integer()) {
-        return Error(fmt::format("{}/{}", pointer, i), "expected an integer");
-      }
-      out.push_back(value[i].get<int64_t>());
-    }
-    return out;
+    return access_.Ints(value, JsonPath::Rendered(pointer));
+  }
+  Status CheckKeys(const json& object, std::initializer_list<std::string_view> known,
+                   const std::string& pointer) const {
+    return access_.CheckKeys(object, JsonPath::Rendered(pointer), known);
   }
 
  private:
-  std::string file_;
+  JsonAccess access_;
 };
 
 // "Shard(1)", "Shard(dim=1)" -> 1; "Replicate()" -> -1.
@@ -67,18 +65,6 @@ StatusOr<int64_t> PlacementShardDim(const json& value, const std::string& pointe
     if (dim > 1'000'000) return reader.Error(pointer, fmt::format("'{}' has a bad dim", text));
   }
   return dim;
-}
-
-Status CheckKeys(const json& object, const std::set<std::string>& known, const std::string& pointer,
-                 const Reader& reader) {
-  for (const auto& [key, unused] : object.items()) {
-    if (known.count(key) == 0) {
-      std::string at = pointer;
-      AppendJsonPointerToken(&at, key);
-      return reader.Error(at, fmt::format("unknown field '{}'", key));
-    }
-  }
-  return Status::Ok();
 }
 
 Status CheckMesh(const ProcessMesh& mesh, const std::string& where) {
@@ -122,17 +108,14 @@ std::string AnnotatedName(const Operation& op) {
 
 StatusOr<ShardAnnotations> ParseShardAnnotations(std::string_view text, const std::string& file) {
   const Reader reader(file);
-  const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) {
-    return Status(StatusCode::kParseError, Location::File(file), "not valid JSON");
-  }
+  IRM_ASSIGN_OR_RETURN(const json root, ParseStrictJson(text, file, kMaxSmallJsonDepth));
   if (!root.is_object()) return reader.Error("", "expected an object");
-  IRM_RETURN_IF_ERROR(CheckKeys(root, {"mesh", "values"}, "", reader));
+  IRM_RETURN_IF_ERROR(reader.CheckKeys(root, {"mesh", "values"}, ""));
   if (!root.contains("mesh") || !root["mesh"].is_object()) {
     return reader.Error("/mesh", "expected an object {\"shape\", \"process_ids\", \"dim_names\"}");
   }
   const json& mesh = root["mesh"];
-  IRM_RETURN_IF_ERROR(CheckKeys(mesh, {"shape", "process_ids", "dim_names"}, "/mesh", reader));
+  IRM_RETURN_IF_ERROR(reader.CheckKeys(mesh, {"shape", "process_ids", "dim_names"}, "/mesh"));
   ShardAnnotations out;
   if (!mesh.contains("shape")) return reader.Error("/mesh", "missing 'shape'");
   if (!mesh.contains("process_ids")) return reader.Error("/mesh", "missing 'process_ids'");
@@ -158,7 +141,7 @@ StatusOr<ShardAnnotations> ParseShardAnnotations(std::string_view text, const st
     if (!layout.is_object()) {
       return reader.Error(pointer, "expected {\"placements\": [...]} or {\"dims_mapping\": [...]}");
     }
-    IRM_RETURN_IF_ERROR(CheckKeys(layout, {"placements", "dims_mapping"}, pointer, reader));
+    IRM_RETURN_IF_ERROR(reader.CheckKeys(layout, {"placements", "dims_mapping"}, pointer));
     ValueAnnotation annotation;
     annotation.source = reader.Source(pointer);
     const bool placements = layout.contains("placements");

@@ -2,13 +2,15 @@
 // script that stacks nn.Linear layers with a functional activation between them, as
 //
 //   x = paddle.static.data('x', [None, in_features], 'float32')
-//   label = paddle.static.data('label', [None, 1], 'int64')        # mse: [None, classes] float32
-//   layers = [nn.Linear(in_features, width), nn.Linear(width, width), ..., nn.Linear(width,
-//   classes)] h = x for i, layer in enumerate(layers):
+//   label = paddle.static.data('label', [None, 1], 'int64')  # mse: [None, classes] float32
+//   layers = [nn.Linear(in_features, width), nn.Linear(width, width), ...,
+//             nn.Linear(width, classes)]
+//   h = x
+//   for i, layer in enumerate(layers):
 //       h = layer(h)
-//       if i + 1 < len(layers): h = F.relu(h)                       # or F.gelu / F.tanh /
-//       F.sigmoid
-//   loss = paddle.mean(F.softmax_with_cross_entropy(h, label))      # the `mean` op
+//       if i + 1 < len(layers):
+//           h = F.relu(h)  # or F.gelu / F.tanh / F.sigmoid
+//   loss = paddle.mean(F.softmax_with_cross_entropy(h, label))  # the `mean` op
 //   # mse: d = h - label; loss = paddle.mean(d * d)
 //
 // with main.random_seed = startup.random_seed = seed, run through the executor with feed

@@ -10,8 +10,9 @@
 
 #include "common/diagnostic.h"
 #include "common/file_io.h"
-#include "common/json_kind.h"
-#include "common/json_pointer.h"
+#include "common/json_access.h"
+#include "common/json_depth.h"
+#include "common/json_parse.h"
 
 namespace irm::oldir::passes {
 namespace {
@@ -22,88 +23,74 @@ using json = nlohmann::json;
 constexpr std::array<std::string_view, 6> kScheduleModes = {"FThenB", "1F1B", "Eager1F1B",
                                                             "VPP",    "ZBH1", "ZBVPP"};
 
-// Structure and range errors of one strategy file, located by JSON pointer.
+// Structure and range errors of one strategy file, located by JSON pointer. Kinds and keys are
+// checked by the shared JSON reader (kParseError); ranges and the rules between fields are the
+// strategy's own (kInvalidArgument). Absent members keep their defaults.
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  explicit Reader(std::string file) : access_(std::move(file)) {}
 
-  Location At(const std::string& pointer) const {
-    Location loc = Location::File(file_);
-    if (!pointer.empty()) loc.detail = pointer;
-    return loc;
-  }
+  const JsonAccess& access() const { return access_; }
   Status Error(StatusCode code, const std::string& pointer, std::string message) const {
-    return Status(code, At(pointer), std::move(message));
+    return Status(code, JsonLocation(access_.file(), pointer), std::move(message));
   }
-  Status WrongType(const std::string& pointer, const char* expected, const json& v) const {
-    return Error(StatusCode::kParseError, pointer,
-                 fmt::format("expected {}, found {}", expected, JsonKindName(v)));
-  }
+  // `v` must be an object whose keys are all in `known`.
   Status Object(const std::string& pointer, const json& v,
-                const std::vector<std::string_view>& known) const {
-    if (!v.is_object()) return WrongType(pointer, "an object", v);
-    for (const auto& [key, value] : v.items()) {
-      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      Status status = Error(StatusCode::kParseError, JsonPointerChild(pointer, key),
-                            fmt::format("unknown field '{}'", key));
-      status.AddNote(fmt::format("the fields here are: {}", fmt::join(known, ", ")));
-      return status;
-    }
-    return Status::Ok();
+                std::initializer_list<std::string_view> known) const {
+    return access_.Object(v, JsonPath::Rendered(pointer), known);
   }
   // Reads member `key` of `obj` (when present) into `out`.
   Status Bool(const std::string& pointer, const json& obj, std::string_view key, bool* out) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) return Status::Ok();
-    if (!it->is_boolean()) return WrongType(JsonPointerChild(pointer, key), "a boolean", *it);
-    *out = it->get<bool>();
+    const json* v = JsonAccess::Find(obj, key);
+    if (v == nullptr) return Status::Ok();
+    const JsonPath at = JsonPath::Rendered(pointer);
+    IRM_ASSIGN_OR_RETURN(*out, access_.Bool(*v, at / key));
     return Status::Ok();
   }
   // An integer >= `min`.
   Status Int(const std::string& pointer, const json& obj, std::string_view key, int min,
              int* out) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) return Status::Ok();
-    const std::string p = JsonPointerChild(pointer, key);
-    if (!it->is_number_integer()) return WrongType(p, "an integer", *it);
-    const bool in_range = it->is_number_unsigned()
-                              ? it->get<uint64_t>() >= static_cast<uint64_t>(min) &&
-                                    it->get<uint64_t>() <= uint64_t{INT32_MAX}
-                              : it->get<int64_t>() >= min && it->get<int64_t>() <= INT32_MAX;
+    const json* v = JsonAccess::Find(obj, key);
+    if (v == nullptr) return Status::Ok();
+    const JsonPath at = JsonPath::Rendered(pointer);
+    IRM_RETURN_IF_ERROR(access_.Expect(*v, at / key, json::value_t::number_integer));
+    const bool in_range = v->is_number_unsigned()
+                              ? v->get<uint64_t>() >= static_cast<uint64_t>(min) &&
+                                    v->get<uint64_t>() <= uint64_t{INT32_MAX}
+                              : v->get<int64_t>() >= min && v->get<int64_t>() <= INT32_MAX;
     if (!in_range) {
       return Error(
-          StatusCode::kInvalidArgument, p,
-          fmt::format("'{}' must be an integer of at least {}, not {}", key, min, it->dump()));
+          StatusCode::kInvalidArgument, JsonPointerChild(pointer, key),
+          fmt::format("'{}' must be an integer of at least {}, not {}", key, min, v->dump()));
     }
-    *out = it->get<int>();
+    *out = v->get<int>();
     return Status::Ok();
   }
   Status String(const std::string& pointer, const json& obj, std::string_view key,
                 std::string* out) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) return Status::Ok();
-    if (!it->is_string()) return WrongType(JsonPointerChild(pointer, key), "a string", *it);
-    *out = it->get<std::string>();
+    const json* v = JsonAccess::Find(obj, key);
+    if (v == nullptr) return Status::Ok();
+    const JsonPath at = JsonPath::Rendered(pointer);
+    IRM_ASSIGN_OR_RETURN(*out, access_.String(*v, at / key));
     return Status::Ok();
   }
   // A number > 0.
   Status Positive(const std::string& pointer, const json& obj, std::string_view key,
                   double* out) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) return Status::Ok();
-    const std::string p = JsonPointerChild(pointer, key);
-    if (!it->is_number()) return WrongType(p, "a number", *it);
-    const double value = it->get<double>();
+    const json* v = JsonAccess::Find(obj, key);
+    if (v == nullptr) return Status::Ok();
+    const JsonPath at = JsonPath::Rendered(pointer);
+    IRM_ASSIGN_OR_RETURN(const double value, access_.Number(*v, at / key));
     if (!(value > 0)) {
-      return Error(StatusCode::kInvalidArgument, p,
-                   fmt::format("'{}' must be a positive number, not {}", key, it->dump()));
+      return Error(StatusCode::kInvalidArgument, JsonPointerChild(pointer, key),
+                   fmt::format("'{}' must be a positive number, not {}", key, v->dump()));
     }
     *out = value;
     return Status::Ok();
   }
 
  private:
-  std::string file_;
+  JsonAccess access_;
 };
 
 // The rules between fields: a pipeline needs pp_degree > 1 and the reverse; chunks and split
@@ -171,15 +158,7 @@ Status RefuseUnimplemented(const Reader& r, const Strategy& s) {
 }  // namespace
 
 StatusOr<Strategy> ParseStrategyJson(std::string_view text, const std::string& file) {
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    return Status(StatusCode::kParseError,
-                  Location::File(file).With(fmt::format("byte {}", e.byte)), e.what());
-  } catch (const json::exception& e) {
-    return Status(StatusCode::kParseError, Location::File(file), e.what());
-  }
+  IRM_ASSIGN_OR_RETURN(const json doc, ParseStrictJson(text, file, kMaxSmallJsonDepth));
   const Reader r(file);
   Strategy s;
   IRM_RETURN_IF_ERROR(r.Object("", doc,
@@ -245,13 +224,12 @@ StatusOr<Strategy> ParseStrategyJson(std::string_view text, const std::string& f
     IRM_RETURN_IF_ERROR(r.Object(p, *it, {"enable", "fused_passes_list"}));
     IRM_RETURN_IF_ERROR(r.Bool(p, *it, "enable", &s.fused_passes.enable));
     if (auto list = it->find("fused_passes_list"); list != it->end()) {
-      const std::string q = JsonPointerChild(p, "fused_passes_list");
-      if (!list->is_array()) return r.WrongType(q, "an array", *list);
-      for (size_t i = 0; i < list->size(); ++i) {
-        const json& name = (*list)[i];
-        if (!name.is_string()) return r.WrongType(q + "/" + std::to_string(i), "a string", name);
-        s.fused_passes.fused_passes_list.push_back(name.get<std::string>());
-      }
+      const JsonPath at = JsonPath::Rendered(p);
+      IRM_ASSIGN_OR_RETURN(s.fused_passes.fused_passes_list,
+                           r.access().Array<std::string>(*list, at / "fused_passes_list",
+                                                         [&](const JsonPath& q, const json& name) {
+                                                           return r.access().String(name, q);
+                                                         }));
     }
   }
   IRM_RETURN_IF_ERROR(CheckConsistent(r, s));

@@ -1,6 +1,6 @@
 // The strategy JSON: Paddle's defaults (python/paddle/distributed/auto_parallel/constants.py:
 // GRADIENT_MERGE, PIPELINE, FUSED_PASSES, DP_OPTIMIZATION), a lossless round trip, and every
-// malformed input as one located diagnostic: syntax, wrong types and unknown fields (kParseError at
+// malformed input as one located diagnostic: syntax, wrong types and unknown keys (kParseError at
 // the JSON pointer), values out of range (kInvalidArgument), and what no pass implements yet
 // (kUnimplemented), never silently ignored.
 #include "oldir/passes/strategy.h"
@@ -59,19 +59,27 @@ TEST(StrategyTest, DataParallelFieldsAreReadAndRoundTrip) {
 }
 
 TEST(StrategyTest, SyntaxErrorsAreParseErrors) {
-  const Status s = ParseError(R"({"dp_degree": )");
+  Status s = ParseError(R"({"dp_degree": )");
   EXPECT_EQ(s.code(), StatusCode::kParseError);
   EXPECT_EQ(s.location().file, "s.json");
+  // Located by line and column, as every JSON reader's syntax errors are.
+  s = ParseError("{\n  \"dp_degree\": 2,\n}");
+  EXPECT_EQ(s.ToString(),
+            "s.json:3:1: error: syntax error while parsing object key - unexpected '}'; expected "
+            "string literal");
+  // A key given twice would silently lose one of the two values.
+  s = ParseError(R"({"dp_degree": 2, "dp_degree": 4})");
+  EXPECT_EQ(s.ToString(), "s.json: /dp_degree: error: key 'dp_degree' appears twice");
 }
 
 TEST(StrategyTest, UnknownFieldsAreNamedAtTheirPointer) {
   Status s = ParseError(R"({"dp_degre": 2})");
   EXPECT_EQ(s.code(), StatusCode::kParseError);
   EXPECT_EQ(s.location().detail, "/dp_degre");
-  EXPECT_EQ(s.message(), "unknown field 'dp_degre'");
+  EXPECT_EQ(s.message(), "unknown key 'dp_degre'");
   s = ParseError(R"({"pipeline": {"accumulate_step": 2}})");
   EXPECT_EQ(s.location().detail, "/pipeline/accumulate_step");
-  EXPECT_EQ(s.message(), "unknown field 'accumulate_step'");
+  EXPECT_EQ(s.message(), "unknown key 'accumulate_step'");
   s = ParseError(R"({"dp_optimization": {"fuse_grad_size": 1}})");
   EXPECT_EQ(s.location().detail, "/dp_optimization/fuse_grad_size");
 }

@@ -222,7 +222,7 @@ StatusOr<EvidenceManifest> LoadEvidence(const std::string& path) {
   if (doc.is_discarded()) {
     return Status(StatusCode::kParseError, Location::File(path), "evidence: not valid JSON");
   }
-  const JsonReader in(path, "evidence");
+  const JsonReader in(path);
   IRM_RETURN_IF_ERROR(in.Object(doc, "", {"schema", "entries"}));
   std::string schema;
   IRM_RETURN_IF_ERROR(in.String(doc, "", "schema", &schema));

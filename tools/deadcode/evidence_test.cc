@@ -183,8 +183,9 @@ TEST(DeadcodeEvidenceTest, NamesArePythonQualnamesOrCppQualifiedNames) {
                                 "ns::Foo<int", "pkg.f()", "REGISTER(a b)", "f(x"}) {
     StatusOr<EvidenceManifest> manifest = load(bad);
     ASSERT_FALSE(manifest.ok()) << bad;
+    EXPECT_EQ(manifest.status().location().detail, "/entries/0/twin");
     EXPECT_EQ(manifest.status().message(),
-              "evidence /entries/0/twin: '" + bad +
+              "'" + bad +
                   "' is neither a Python qualname (pkg.mod.Class.method), a C++ qualified name "
                   "(ns::Class::method, with its parameter types for an overload) nor a "
                   "registration (MACRO(name))");
@@ -198,42 +199,43 @@ TEST(DeadcodeEvidenceTest, ErrorsNameTheFileAndTheJsonPointer) {
   };
   const std::string head = R"({"schema": "ir-deadcode-evidence/1", "entries": )";
   const std::vector<Case> cases = {
-      {"[", "evidence: not valid JSON"},
-      {"[]", "evidence /: expected an object"},
-      {R"({"schema": "ir-deadcode-evidence/1"})", "evidence /: missing member 'entries'"},
+      {"[", "error: evidence: not valid JSON"},
+      {"[]", "/: error: expected an object, found an array"},
+      {R"({"schema": "ir-deadcode-evidence/1"})", "/: error: missing key 'entries'"},
       {R"({"schema": "ir-deadcode-evidence/2", "entries": []})",
-       "evidence /schema: 'ir-deadcode-evidence/2' is not \"ir-deadcode-evidence/1\""},
-      {head + "{}}", "evidence /entries: expected an array"},
-      {head + R"([{"evidence": []}]})", "evidence /entries/0: missing member 'twin'"},
+       "/schema: error: 'ir-deadcode-evidence/2' is not \"ir-deadcode-evidence/1\""},
+      {head + "{}}", "/entries: error: expected an array, found an object"},
+      {head + R"([{"evidence": []}]})", "/entries/0: error: missing key 'twin'"},
       {head + R"([{"twin": "a.b", "evidence": [], "why": 1}]})",
-       "evidence /entries/0/why: unknown member"},
-      {head + R"([{"twin": 3, "evidence": []}]})", "evidence /entries/0/twin: expected a string"},
+       "/entries/0/why: error: unknown key 'why'"},
+      {head + R"([{"twin": 3, "evidence": []}]})",
+       "/entries/0/twin: error: expected a string, found an integer"},
       {head + R"([{"legacy": "a.b", "twin": "a.b", "evidence": []}]})",
-       "evidence /entries/0: legacy and twin are the same unit 'a.b'"},
+       "/entries/0: error: legacy and twin are the same unit 'a.b'"},
       {head + R"([{"legacy": "", "twin": "a.b", "evidence": []}]})",
-       "evidence /entries/0/legacy: expected a non-empty string"},
+       "/entries/0/legacy: error: expected a non-empty string"},
       {head + R"([{"twin": "a.b", "evidence": []}]})",
-       "evidence /entries/0/evidence: an entry names at least one evidence"},
+       "/entries/0/evidence: error: an entry names at least one evidence"},
       {head + R"([{"twin": "a.b", "evidence": {}}]})",
-       "evidence /entries/0/evidence: expected an array"},
+       "/entries/0/evidence: error: expected an array, found an object"},
       {head + R"([{"twin": "a.b", "evidence": [{"kind": "rumour", "ref": "x"}]}]})",
-       "evidence /entries/0/evidence/0/kind: 'rumour' is not an evidence kind (parity, test, "
+       "/entries/0/evidence/0/kind: error: 'rumour' is not an evidence kind (parity, test, "
        "coverage, manual)"},
       {head + R"([{"twin": "a.b", "evidence": [{"kind": "test", "ref": ""}]}]})",
-       "evidence /entries/0/evidence/0/ref: expected a non-empty string"},
+       "/entries/0/evidence/0/ref: error: expected a non-empty string"},
       {head + R"([{"twin": "a.b", "evidence": [{"kind": "test", "ref": "t", "detail": 3}]}]})",
-       "evidence /entries/0/evidence/0/detail: expected a string"},
+       "/entries/0/evidence/0/detail: error: expected a string, found an integer"},
       {head + R"([{"twin": "a.b", "evidence": [{"kind": "test"}]}]})",
-       "evidence /entries/0/evidence/0: missing member 'ref'"},
+       "/entries/0/evidence/0: error: missing key 'ref'"},
       {head + R"([{"twin": "a.b", "evidence": [{"kind": "manual", "ref": "r"}]}]})",
-       "evidence /entries/0/evidence/0: manual evidence says in its detail who checked what"},
+       "/entries/0/evidence/0: error: manual evidence says in its detail who checked what"},
   };
   const std::string dir = TempDir("errors");
   for (const Case& c : cases) {
     const std::string path = Write(dir, "m.json", c.text);
     StatusOr<EvidenceManifest> manifest = LoadEvidence(path);
     ASSERT_FALSE(manifest.ok()) << c.text;
-    EXPECT_EQ(manifest.status().ToString(), path + ": error: " + c.message) << c.text;
+    EXPECT_EQ(manifest.status().ToString(), path + ": " + c.message) << c.text;
   }
   StatusOr<EvidenceManifest> missing = LoadEvidence(dir + "/none.json");
   ASSERT_FALSE(missing.ok());

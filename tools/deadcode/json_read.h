@@ -1,6 +1,8 @@
-// Strict reading of ir-deadcode's JSON documents (reports, evidence manifests): members are
-// checked against the keys a record may hold, types and ranges are checked, and every error names
-// the document and the JSON pointer of the value at fault ("report /findings/3/kind: ...").
+// Strict reading of ir-deadcode's JSON documents (reports, evidence manifests) on the project's
+// one JSON reader (common/json_access.h): members are checked against the keys a record may hold,
+// types and ranges are checked, and every error is located by the document and the JSON pointer
+// of the value at fault, as every JSON reader of the project words it
+// ("r.json: /findings/3/kind: error: expected a string, found an integer").
 #pragma once
 
 #include <initializer_list>
@@ -9,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_access.h"
 #include "common/status.h"
 
 namespace irm::deadcode {
@@ -17,21 +20,22 @@ namespace irm::deadcode {
 // order of finding.h), hence ordered_json throughout.
 using Json = nlohmann::ordered_json;
 
+// The deadcode documents keep their JSON pointers as text: each method takes the pointer of the
+// value (or of the object holding the member) it checks.
 class JsonReader {
  public:
-  // `what` starts every message: "report", "evidence".
-  JsonReader(std::string file, std::string what) : file_(std::move(file)), what_(std::move(what)) {}
+  explicit JsonReader(std::string file) : access_(std::move(file)) {}
 
-  const std::string& file() const { return file_; }
+  const std::string& file() const { return access_.file(); }
 
-  // "<what> <pointer>: <message>" located in the file ("/" for the whole document).
+  // A parse error at `pointer` ("" or "/" for the whole document).
   Status Error(const std::string& pointer, const std::string& message) const;
 
   // `value` is an object holding every key of `required`, and no key outside `required` and
   // `optional`.
   Status Object(const Json& value, const std::string& pointer,
-                std::initializer_list<const char*> required,
-                std::initializer_list<const char*> optional = {}) const;
+                std::initializer_list<std::string_view> required,
+                std::initializer_list<std::string_view> optional = {}) const;
 
   // Members of an object that Object() has checked; `pointer` is the object's.
   Status String(const Json& object, const std::string& pointer, const char* key,
@@ -39,6 +43,7 @@ class JsonReader {
   // A string that is not empty.
   Status Name(const Json& object, const std::string& pointer, const char* key,
               std::string* out) const;
+  // An int of at least `min`.
   Status Int(const Json& object, const std::string& pointer, const char* key, int min,
              int* out) const;
   Status Bool(const Json& object, const std::string& pointer, const char* key, bool* out) const;
@@ -46,12 +51,15 @@ class JsonReader {
   Status Array(const Json& object, const std::string& pointer, const char* key,
                const Json** out) const;
 
-  static std::string Child(const std::string& pointer, std::string_view key);
-  static std::string Child(const std::string& pointer, size_t index);
+  static std::string Child(const std::string& pointer, std::string_view key) {
+    return JsonPointerChild(pointer, key);
+  }
+  static std::string Child(const std::string& pointer, size_t index) {
+    return JsonPointerChild(pointer, index);
+  }
 
  private:
-  std::string file_;
-  std::string what_;
+  JsonAccess access_;
 };
 
 }  // namespace irm::deadcode

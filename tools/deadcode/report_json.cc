@@ -116,7 +116,7 @@ bool ProblemBefore(const FileProblem& a, const FileProblem& b) {
 
 class ReportReader {
  public:
-  explicit ReportReader(const std::string& file) : in_(file, "report") {}
+  explicit ReportReader(const std::string& file) : in_(file) {}
 
   Status Range(const Json& object, const std::string& pointer, int min_line, SourceRange* out) {
     const Json& value = object.at("range");
@@ -256,10 +256,12 @@ class ReportReader {
 
   // The document's summary against the one the findings give: the first member that differs.
   Status SameSummary(const Json& expected, const Json& actual, const std::string& pointer) {
-    if (!actual.is_object()) return in_.Error(pointer, "expected an object");
+    if (!actual.is_object()) {
+      return in_.Error(pointer, fmt::format("expected an object, found {}", JsonKindName(actual)));
+    }
     for (const auto& [key, want] : expected.items()) {
       const std::string at = JsonReader::Child(pointer, key);
-      if (!actual.contains(key)) return in_.Error(pointer, fmt::format("missing member '{}'", key));
+      if (!actual.contains(key)) return in_.Error(pointer, fmt::format("missing key '{}'", key));
       const Json& got = actual.at(key);
       if (want.is_object()) {
         IRM_RETURN_IF_ERROR(SameSummary(want, got, at));
@@ -269,7 +271,7 @@ class ReportReader {
     }
     for (const auto& [key, got] : actual.items()) {
       if (!expected.contains(key))
-        return in_.Error(JsonReader::Child(pointer, key), "unknown member");
+        return in_.Error(JsonReader::Child(pointer, key), fmt::format("unknown key '{}'", key));
     }
     return Status::Ok();
   }

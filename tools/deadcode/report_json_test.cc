@@ -103,53 +103,56 @@ TEST(DeadcodeReportJsonTest, ErrorsNameTheFileAndTheJsonPointer) {
   };
   const std::vector<Case> cases = {
       {"/schema", "ir-deadcode-report/2", false,
-       "report /schema: 'ir-deadcode-report/2' is not \"ir-deadcode-report/1\""},
-      {"/root", nullptr, true, "report /: missing member 'root'"},
-      {"/colour", "red", false, "report /colour: unknown member"},
-      {"/python_files", -1, false, "report /python_files: expected an integer >= 0"},
-      {"/python_files", 1.5, false, "report /python_files: expected an integer >= 0"},
-      {"/findings", Json::object(), false, "report /findings: expected an array"},
+       "/schema: error: 'ir-deadcode-report/2' is not \"ir-deadcode-report/1\""},
+      {"/root", nullptr, true, "/: error: missing key 'root'"},
+      {"/colour", "red", false, "/colour: error: unknown key 'colour'"},
+      {"/python_files", -1, false,
+       "/python_files: error: expected an integer of at least 0, found -1"},
+      {"/python_files", 1.5, false, "/python_files: error: expected an integer, found a float"},
+      {"/findings", Json::object(), false, "/findings: error: expected an array, found an object"},
       {"/findings/0/language", "go", false,
-       "report /findings/0/language: 'go' is not a language (python, cpp)"},
+       "/findings/0/language: error: 'go' is not a language (python, cpp)"},
       {"/findings/0/kind", "class", false,
-       "report /findings/0/kind: 'class' is not a finding kind (function, method, branch, "
+       "/findings/0/kind: error: 'class' is not a finding kind (function, method, branch, "
        "registration, overload)"},
       {"/findings/2/legacy_kind", "then-branch", false,
-       "report /findings/2/legacy_kind: 'then-branch' is not a legacy part (else-branch, if-body, "
+       "/findings/2/legacy_kind: error: 'then-branch' is not a legacy part (else-branch, if-body, "
        "tail-after-early-return, or empty)"},
       {"/findings/1/unit/range/start_line", 0, false,
-       "report /findings/1/unit/range/start_line: expected an integer >= 1"},
+       "/findings/1/unit/range/start_line: error: expected an integer of at least 1, found 0"},
       {"/findings/1/unit/range/end_line", 9, false,
-       "report /findings/1/unit/range: ends (line 9) before it starts (line 10)"},
+       "/findings/1/unit/range: error: ends (line 9) before it starts (line 10)"},
       {"/findings/1/unit/qualname", "", false,
-       "report /findings/1/unit/qualname: expected a non-empty string"},
-      {"/findings/1/twin/file", 3, false, "report /findings/1/twin/file: expected a string"},
-      {"/findings/3/twin", "none", false, "report /findings/3/twin: expected an object"},
+       "/findings/1/unit/qualname: error: expected a non-empty string"},
+      {"/findings/1/twin/file", 3, false,
+       "/findings/1/twin/file: error: expected a string, found an integer"},
+      {"/findings/3/twin", "none", false,
+       "/findings/3/twin: error: expected an object, found a string"},
       {"/findings/2/guard/shape", "switch", false,
-       "report /findings/2/guard/shape: 'switch' is not a guard shape (if-else, elif, negated, "
+       "/findings/2/guard/shape: error: 'switch' is not a guard shape (if-else, elif, negated, "
        "early-return, guard-variable, ternary)"},
       {"/findings/2/guard/negated", "no", false,
-       "report /findings/2/guard/negated: expected a boolean"},
+       "/findings/2/guard/negated: error: expected a boolean, found a string"},
       {"/findings/0/callers/0/kept", nullptr, true,
-       "report /findings/0/callers/0: missing member 'kept'"},
+       "/findings/0/callers/0: error: missing key 'kept'"},
       {"/findings/0/status", "blocked", false,
-       "report /findings/0/status: 'blocked' is not a status (verified, twin-untested, no-twin, "
+       "/findings/0/status: error: 'blocked' is not a status (verified, twin-untested, no-twin, "
        "blocked-by:<qualname>)"},
       {"/findings/1/evidence/0/kind", "rumour", false,
-       "report /findings/1/evidence/0/kind: 'rumour' is not an evidence kind (parity, test, "
+       "/findings/1/evidence/0/kind: error: 'rumour' is not an evidence kind (parity, test, "
        "coverage, manual)"},
       {"/findings/1/evidence", Json::array(), false,
-       "report /findings/1/evidence: a verified finding names its evidence"},
+       "/findings/1/evidence: error: a verified finding names its evidence"},
       {"/findings/2/deletable", true, false,
-       "report /findings/2/deletable: only a verified finding is deletable (status "
+       "/findings/2/deletable: error: only a verified finding is deletable (status "
        "'twin-untested')"},
       {"/findings/3/id", "dc-3", false,
-       "report /findings/3/id: 'dc-3' is the id of /findings/0 too"},
+       "/findings/3/id: error: 'dc-3' is the id of /findings/0 too"},
       {"/summary/by_status/verified", 2, false,
-       "report /summary/by_status/verified: says 2, the findings give 1"},
-      {"/summary/problems", nullptr, true, "report /summary: missing member 'problems'"},
-      {"/summary/by_kind/class", 0, false, "report /summary/by_kind/class: unknown member"},
-      {"/problems/0/message", "", false, "report /problems/0/message: expected a non-empty string"},
+       "/summary/by_status/verified: error: says 2, the findings give 1"},
+      {"/summary/problems", nullptr, true, "/summary: error: missing key 'problems'"},
+      {"/summary/by_kind/class", 0, false, "/summary/by_kind/class: error: unknown key 'class'"},
+      {"/problems/0/message", "", false, "/problems/0/message: error: expected a non-empty string"},
   };
   const Json sample = ReportToJson(SampleReport());
   for (const Case& c : cases) {
@@ -162,11 +165,11 @@ TEST(DeadcodeReportJsonTest, ErrorsNameTheFileAndTheJsonPointer) {
     }
     StatusOr<DeadcodeReport> read = ReportFromJson(doc, "r.json");
     ASSERT_FALSE(read.ok()) << c.pointer;
-    EXPECT_EQ(read.status().ToString(), "r.json: error: " + c.message) << c.pointer;
+    EXPECT_EQ(read.status().ToString(), "r.json: " + c.message) << c.pointer;
   }
   StatusOr<DeadcodeReport> not_object = ReportFromJson(Json::array(), "r.json");
   ASSERT_FALSE(not_object.ok());
-  EXPECT_EQ(not_object.status().ToString(), "r.json: error: report /: expected an object");
+  EXPECT_EQ(not_object.status().ToString(), "r.json: /: error: expected an object, found an array");
 }
 
 // Bad input never crashes: every value of the sample document, in turn, replaced by a value of
