@@ -388,9 +388,10 @@ std::vector<std::string> DifferingVars(const ParityReport& report,
 StatusOr<oldir::Bundle> ReadLegacyBundle(const std::string& dir, const char* role) {
   IRM_ASSIGN_OR_RETURN(oldir::Bundle bundle, oldir::ReadBundle(dir));
   if (bundle.ir != oldir::BundleIr::kLegacy) {
-    return Status(
-        StatusCode::kInvalidArgument, Location::File(dir),
-        fmt::format("the {} bundle is a pir bundle; the serial check runs legacy bundles", role));
+    return Status(StatusCode::kInvalidArgument, Location::File(dir),
+                  fmt::format("the {} bundle is a pir bundle; the serial program is the legacy "
+                              "one (ir-migrate build)",
+                              role));
   }
   return bundle;
 }
@@ -450,7 +451,8 @@ StatusOr<ParityResult> RunSerialParity(const std::string& distributed_dir,
   Setup setup;
   setup.distributed_dir = distributed_dir;
   setup.serial_dir = serial_dir;
-  IRM_ASSIGN_OR_RETURN(setup.distributed, ReadLegacyBundle(distributed_dir, "distributed"));
+  // The distributed bundle is either IR's: the legacy passes' or `parallelize`'s pir bundle.
+  IRM_ASSIGN_OR_RETURN(setup.distributed, oldir::ReadBundle(distributed_dir));
   IRM_ASSIGN_OR_RETURN(const oldir::Bundle serial, ReadLegacyBundle(serial_dir, "serial"));
   StatusOr<int> dp_degree = rt::DataParallelDegree(setup.distributed);
   if (!dp_degree.ok()) return Status(dp_degree.status()).InFile(distributed_dir + "/bundle.json");

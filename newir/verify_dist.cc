@@ -79,6 +79,38 @@ void CheckEntry(const Attribute& entry, const Type& type, const std::string& lab
   for (std::string& p : inner) problems.push_back(fmt::format("{}: {}", label, p));
 }
 
+// Whether every process of `inner` is one of `outer`'s: the same mesh, or a sub-mesh of it.
+bool WithinMesh(const ProcessMesh& inner, const ProcessMesh& outer) {
+  for (int64_t id : inner.process_ids) {
+    if (std::find(outer.process_ids.begin(), outer.process_ids.end(), id) ==
+        outer.process_ids.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// An entry (a tensor dist attribute, or an array of them) whose mesh holds a process the op's
+// mesh lacks: the op would run where its operand or result does not live.
+void CheckEntryMesh(const Attribute& entry, const ProcessMesh& op_mesh, const std::string& label,
+                    std::vector<std::string>& problems) {
+  if (const AttributeSpan* items = entry.AsArray()) {
+    for (size_t i = 0; i < items->size(); ++i) {
+      CheckEntryMesh((*items)[i], op_mesh, fmt::format("{}[{}]", label, i), problems);
+    }
+    return;
+  }
+  const TensorDistAttr* dist = entry.AsTensorDist();
+  if (dist == nullptr || dist->mesh.process_ids.empty() || op_mesh.process_ids.empty()) return;
+  std::vector<std::string> own;
+  CheckProcessMesh(dist->mesh, own);
+  if (!own.empty() || WithinMesh(dist->mesh, op_mesh)) return;
+  problems.push_back(
+      fmt::format("{} lies on mesh {}, which is neither the op's mesh {} nor a "
+                  "sub-mesh of it",
+                  label, dist->mesh.ToString(), op_mesh.ToString()));
+}
+
 }  // namespace
 
 void CheckProcessMesh(const ProcessMesh& mesh, std::vector<std::string>& problems) {
@@ -219,7 +251,9 @@ void CheckDistTensorType(const Type& type, std::vector<std::string>& problems) {
 
 void CheckOperationDistAttr(const Operation& op, const OperationDistAttr& dist,
                             std::vector<std::string>& problems) {
+  const size_t before = problems.size();
   CheckProcessMesh(dist.mesh, problems);
+  const bool mesh_ok = problems.size() == before;
   if (dist.chunk_id < -1) {
     problems.push_back(
         fmt::format("chunk_id is {}; it must be -1 (no chunk) or a chunk index", dist.chunk_id));
@@ -236,6 +270,18 @@ void CheckOperationDistAttr(const Operation& op, const OperationDistAttr& dist,
       const Value* v = op.operand(i);
       if (v == nullptr) continue;  // an absent optional operand: its entry may be anything
       CheckEntry(dist.operands[i], v->type(), fmt::format("operand({})", i), problems);
+    }
+  }
+  // Paddle's OperationDistAttribute ties every operand and result to the op's mesh (a sub-mesh
+  // for the MoE ops). A reshard is the exception: across meshes its operand lies on the source
+  // mesh and the op on the destination's (dist_op.cc, ReshardOp::Build).
+  // A malformed mesh is reported as such, not again as every entry's mismatch.
+  if (mesh_ok && op.name() != "dist_op.reshard") {
+    for (size_t i = 0; i < dist.operands.size(); ++i) {
+      CheckEntryMesh(dist.operands[i], dist.mesh, fmt::format("operand({})", i), problems);
+    }
+    for (size_t i = 0; i < dist.results.size(); ++i) {
+      CheckEntryMesh(dist.results[i], dist.mesh, fmt::format("result({})", i), problems);
     }
   }
   if (dist.results.size() != op.num_results()) {

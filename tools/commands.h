@@ -90,7 +90,7 @@ struct ParallelizeCommand {
   std::string input;        // the serial pir bundle directory
   std::string strategy;     // strategy JSON (oldir/passes/strategy.h)
   std::string annotations;  // annotation JSON (newir/auto_parallel/shard_annotation.h); empty:
-                            // the strategy's standard placements (data parallelism only)
+                            // the strategy's standard placements (strategy_placements.h)
   std::string output;       // a new directory
 };
 int RunParallelize(const ParallelizeCommand& command, std::ostream& out, std::ostream& err);

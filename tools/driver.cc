@@ -206,7 +206,8 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   parallelize_app->add_option("--strategy", parallelize.strategy, "Strategy JSON")->required();
   parallelize_app->add_option("--annotations", parallelize.annotations,
                               "Annotation JSON: mesh and placements by var name (default: the "
-                              "strategy's data-parallel placements)");
+                              "strategy's standard placements: batch sharding for dp, Megatron "
+                              "for mp, a [dp, mp] mesh for both)");
   parallelize_app->add_option("-o,--output", parallelize.output, "Output bundle, a new directory")
       ->required();
 

@@ -7,6 +7,7 @@
 #include "newir/attributes.h"
 #include "newir/auto_parallel/dist_to_dense.h"
 #include "newir/auto_parallel/process_groups.h"
+#include "newir/auto_parallel/remove_other_ranks.h"
 #include "newir/auto_parallel/reshard_lowering.h"
 #include "newir/auto_parallel/shard_layout.h"
 #include "newir/auto_parallel/spmd_completion.h"
@@ -103,13 +104,30 @@ Status LocaliseInitialiser(Program& startup, const std::string& name,
                 fmt::format("the startup program sets no parameter '{}'", name));
 }
 
+// Paddle's ProcessMesh names ranks of the job's world (process_mesh.py); a mesh naming a rank the
+// world does not have would leave a collective waiting for it.
+Status CheckMeshInWorld(const ProcessMesh& mesh, int64_t world_size) {
+  if (world_size <= 0) return Status::Ok();
+  for (int64_t id : mesh.process_ids) {
+    if (id < world_size) continue;
+    Status status(StatusCode::kInvalidArgument, Location::File("annotations: mesh"),
+                  fmt::format("the mesh names rank {}, and the world has {} ranks (0..{})", id,
+                              world_size, world_size - 1));
+    status.AddNote(fmt::format("mesh {}", mesh.ToString()));
+    return status;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<ParallelPrograms> Parallelize(const Program& serial_main, const Program& serial_startup,
-                                       const ShardAnnotations& annotations) {
+                                       const ShardAnnotations& annotations,
+                                       const ParallelizeOptions& options) {
   ParallelPrograms out;
+  IRM_RETURN_IF_ERROR(CheckMeshInWorld(annotations.mesh, options.world_size));
   IRM_ASSIGN_OR_RETURN(Program plan, Completed(serial_main, annotations));
-  out.world_size = WorldSizeOf(plan);
+  out.world_size = options.world_size > 0 ? options.world_size : WorldSizeOf(plan);
   ProcessGroupTable groups(out.world_size);
   IRM_RETURN_IF_ERROR(PlanProcessGroups(plan, groups));
   out.process_groups = groups.groups();
@@ -124,6 +142,7 @@ StatusOr<ParallelPrograms> Parallelize(const Program& serial_main, const Program
     IRM_ASSIGN_OR_RETURN(Program main, Completed(serial_main, annotations));
     ProcessGroupTable rank_groups = groups;
     IRM_RETURN_IF_ERROR(LowerReshards(main, rank, rank_groups).status());
+    IRM_RETURN_IF_ERROR(RemoveOtherRankOps(main, rank).status());
     IRM_RETURN_IF_ERROR(DistToDense(main, rank));
     IRM_RETURN_IF_ERROR(VerifyProgram(main));
     IRM_ASSIGN_OR_RETURN(Program startup, Copy(serial_startup));

@@ -2,6 +2,7 @@
 #include "newir/auto_parallel/passes.h"
 
 #include "newir/auto_parallel/dist_to_dense.h"
+#include "newir/auto_parallel/remove_other_ranks.h"
 #include "newir/auto_parallel/reshard_lowering.h"
 #include "newir/auto_parallel/spmd_completion.h"
 
@@ -31,6 +32,19 @@ class DistToDensePass : public Pass {
   StatusOr<IrChange> Run(Program& program) override {
     IRM_RETURN_IF_ERROR(DistToDense(program, rank_));
     return IrChange::kChanged;
+  }
+
+ private:
+  int64_t rank_;
+};
+
+class RemoveOtherRanksPass : public Pass {
+ public:
+  explicit RemoveOtherRanksPass(int64_t rank) : rank_(rank) {}
+  std::string_view name() const override { return "remove-other-ranks"; }
+  StatusOr<IrChange> Run(Program& program) override {
+    IRM_ASSIGN_OR_RETURN(size_t erased, RemoveOtherRankOps(program, rank_));
+    return erased > 0 ? IrChange::kChanged : IrChange::kUnchanged;
   }
 
  private:
@@ -77,6 +91,14 @@ Status RegisterAutoParallelPasses(PassRegistry& registry) {
        .factory = [](const PassOptions& options) {
          return std::make_unique<LowerReshardPass>(options.GetInt("rank"),
                                                    options.GetInt("world-size"));
+       }}));
+  IRM_RETURN_IF_ERROR(registry.Register(
+      {.name = "remove-other-ranks",
+       .summary = "erases the ops of meshes without the rank, and the dense ops only they read "
+                  "(Paddle's remove_other_rank_op_pass)",
+       .options = {RankOption()},
+       .factory = [](const PassOptions& options) {
+         return std::make_unique<RemoveOtherRanksPass>(options.GetInt("rank"));
        }}));
   return registry.Register(
       {.name = "dist-to-dense",

@@ -4,6 +4,8 @@
 // then one rank at a time:
 //   lower-reshard{rank=R world-size=N}  every dist_op.reshard becomes rank R's collectives
 //                                       (reshard_lowering.h), rings planned for all ranks alike;
+//   remove-other-ranks{rank=R}         the ops of meshes without rank R go
+//                                       (remove_other_ranks.h);
 //   dist-to-dense{rank=R}               rank R's dense program (dist_to_dense.h).
 #pragma once
 

@@ -31,6 +31,9 @@ TEST(AutoParallelPassesTest, PipelineMakesOneRanksDenseProgram) {
             "  rank=<int> (default: 0, at least 0): the rank whose program to make\n"
             "  world-size=<int> (default: 0, at least 0): ranks in the world (ring 0); 0: the "
             "largest process id of the program's meshes plus one\n"
+            "remove-other-ranks: erases the ops of meshes without the rank, and the dense ops "
+            "only they read (Paddle's remove_other_rank_op_pass)\n"
+            "  rank=<int> (default: 0, at least 0): the rank whose program to make\n"
             "spmd-completion: decides every op's layouts by its SPMD rule (op_dist_attr, "
             "distributed result types) and inserts dist_op.reshard where an operand needs "
             "another layout\n");

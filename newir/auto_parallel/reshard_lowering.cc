@@ -104,6 +104,35 @@ class StepEmitter {
         ->result(0);
   }
   Value* Zeros(const std::vector<int64_t>& shape) { return Full(shape, 0.0, dtype_, element_); }
+  // Zeros of `like`'s dims (`dims`) but `count` long along `axis`. A full needs static dims: with
+  // a dynamic one the zeros are made like `like` (full_like, repeated and sliced to `count`).
+  Value* ZerosAlong(Value* like, const std::vector<int64_t>& dims, int64_t axis, int64_t count) {
+    std::vector<int64_t> pad = dims;
+    pad[static_cast<size_t>(axis)] = count;
+    if (std::all_of(pad.begin(), pad.end(), [](int64_t d) { return d >= 0; })) return Zeros(pad);
+    const int64_t length = dims[static_cast<size_t>(axis)];
+    Value* zero = Full({1}, 0.0, DataType::kFloat32, Type::F32());
+    Value* zeros =
+        builder_
+            .Create("pd_op.full_like", {like, zero}, {Dense(dims)},
+                    {{"dtype", Attribute::DataTypeAttr(dtype_)},
+                     {"place", Attribute::PlaceAttr(Place::Of(AllocationType::kUndefined))}})
+            ->result(0);
+    const int64_t copies = (count + length - 1) / length;
+    std::vector<int64_t> repeated = dims;
+    repeated[static_cast<size_t>(axis)] = copies * length;
+    if (copies > 1) {
+      Value* parts = Combine(std::vector<Value*>(static_cast<size_t>(copies), zeros));
+      zeros = builder_.Create("pd_op.concat", {parts, Axis(axis)}, {Dense(repeated)})->result(0);
+    }
+    if (copies * length == count) return zeros;
+    return builder_
+        .Create("pd_op.slice", {zeros, IntArray({0}), IntArray({count})}, {Dense(pad)},
+                {{"axes", Attribute::Array(Int64Items({axis}))},
+                 {"infer_flags", Attribute::Array(Int64Items({1}))},
+                 {"decrease_axis", Attribute::Array({})}})
+        ->result(0);
+  }
   Value* Combine(const std::vector<Value*>& values) {
     std::vector<Type> types;
     for (Value* v : values) types.push_back(v->type());
@@ -208,9 +237,7 @@ Value* StepEmitter::SToR(const ReshardStep& step, Value* x, std::vector<int64_t>
   // A dynamic dim is taken to be split evenly (reshard_plan.cc): no padding.
   const int64_t padding = size < 0 ? 0 : piece * n - size;
   if (padding != 0 && step.position == n - 1) {
-    std::vector<int64_t> pad_dims = dims;
-    pad_dims[axis] = padding;
-    Value* pad = Zeros(pad_dims);
+    Value* pad = ZerosAlong(x, dims, axis, padding);
     Value* axis_value = Axis(axis);
     Value* parts = Combine({x, pad});
     dims[axis] = piece;
@@ -271,9 +298,7 @@ Value* StepEmitter::PToS(const ReshardStep& step, Value* x, std::vector<int64_t>
   const int64_t piece = PieceLength(size, n);
   const int64_t padding = piece * n - size;
   if (padding != 0) {
-    std::vector<int64_t> pad_dims = dims;
-    pad_dims[0] = padding;
-    Value* pad = Zeros(pad_dims);
+    Value* pad = ZerosAlong(x, dims, 0, padding);
     Value* axis_value = Axis(0);
     Value* parts = Combine({x, pad});
     dims[0] = piece * n;

@@ -71,6 +71,21 @@ TEST(ReshardLoweringTest, UnevenShardToReplicatedPadsOnTheLastRank) {
   }
 }
 
+TEST(ReshardLoweringTest, UnevenShardToReplicatedBesideADynamicDimPadsWithFullLike) {
+  // No Paddle test pins this: the last rank's padding along the uneven dim cannot be a full of
+  // static dims when another dim is dynamic, so it is made like the rank's piece (full_like of
+  // [-1, 4], sliced to the 1 column of padding), then the s->r sequence of the static case.
+  const Names tail = {"pd_op.all_gather", "pd_op.full",           "pd_op.split_with_num",
+                      "builtin.split",    "pd_op.full_int_array", "pd_op.full",
+                      "pd_op.split",      "builtin.split",        "pd_op.full",
+                      "builtin.combine",  "pd_op.concat"};
+  Names padded = {"pd_op.full",  "pd_op.full_like", "pd_op.full_int_array", "pd_op.full_int_array",
+                  "pd_op.slice", "pd_op.full",      "builtin.combine",      "pd_op.concat"};
+  padded.insert(padded.end(), tail.begin(), tail.end());
+  EXPECT_EQ(Lower({-1, 9}, Line({-1, 0}), Line({-1, -1}), 0), tail);
+  EXPECT_EQ(Lower({-1, 9}, Line({-1, 0}), Line({-1, -1}), 1), padded);
+}
+
 TEST(ReshardLoweringTest, PartialToShardIsReduceScatterTransposedOffDim0) {
   // pir_reshard_p_to_s.py run_pir_test_case ([4, 6]).
   for (int64_t rank : {0, 1}) {

@@ -10,9 +10,10 @@
 // Ops that read no distributed value stay dense (pd_op.data, pd_op.full, builtin.parameter before
 // its shard_tensor). A dense operand of an op that does read distributed values counts as
 // replicated on the op's mesh; where the rule wants it sharded it is wrapped in a replicated
-// shard_tensor and resharded. The dist_op.* ops keep the layouts they carry. Ops without a rule
-// of their own take Paddle's fallback, the replicated rule, when all their operands and results
-// are tensors.
+// shard_tensor and resharded. The dist_op.* ops keep the layouts they carry. A builtin.combine
+// takes the types of what it combines, and add_n, which reads it, decides over those tensors
+// (its reshards go before the combine). Ops without a rule of their own take Paddle's fallback,
+// the replicated rule, when all their operands and results are tensors.
 #pragma once
 
 #include <cstddef>
@@ -30,9 +31,9 @@ struct SpmdCompletionResult {
 // Completes `program`'s top block in op order. Fails, located at the op (and the operand), when
 // an op's distributed operands lie on different meshes, when an op_dist_attr it already carries
 // names another mesh than its operands, when a rule refuses the layouts (a tensor axis sharded by
-// two mesh dims, a softmax axis sharded where Paddle forbids it), when a layout is one the
-// reference kernels cannot run locally (a sharded softmax axis needs Paddle's
-// c_softmax_with_cross_entropy), or when an op with regions reads a distributed value.
+// two mesh dims, a softmax axis sharded where Paddle forbids it), or when an op with regions
+// reads a distributed value. The cross entropy takes Paddle's dynamic-graph rule (a sharded
+// vocabulary is gathered before it), which the reference kernels run locally.
 StatusOr<SpmdCompletionResult> CompleteSpmd(Program& program);
 
 }  // namespace irm::newir

@@ -162,10 +162,11 @@ TEST(SpmdCompletionTest, RefusesLayoutsTheRuleRefuses) {
             "operands' layouts: tensor axis 'k' is sharded by two mesh dims, 0 and 1");
 }
 
-TEST(SpmdCompletionTest, RefusesASoftmaxOverAShardedAxis) {
-  // Paddle's rule keeps the vocab sharded here (test_cross_entropy_with_softmax_rule.py, "GPT MP
-  // case"), to run c_softmax_with_cross_entropy; the reference kernel would see only part of each
-  // row.
+TEST(SpmdCompletionTest, GathersAShardedVocabularyBeforeTheCrossEntropy) {
+  // Paddle's static rule keeps the vocab sharded here (test_cross_entropy_with_softmax_rule.py,
+  // "GPT MP case") for c_softmax_with_cross_entropy; completion takes the dynamic-graph rule
+  // (CrossEntropyWithSoftmaxInferSpmd), whose input is asked with whole rows: one reshard to
+  // replicated, which the reference kernel runs locally.
   Program program;
   Builder b(program.block());
   Value* logits = testing::Data(b, "logits", {4, 6});
@@ -181,11 +182,82 @@ TEST(SpmdCompletionTest, RefusesASoftmaxOverAShardedAxis) {
            {{"axis", Attribute::Int32(-1)}, {"soft_label", Attribute::Bool(false)}});
   testing::ShardInputs(program, {{"logits", OnTwo({-1, 0})}});
   StatusOr<SpmdCompletionResult> done = CompleteSpmd(program);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->reshards_inserted, 1u);
+  const std::vector<Operation*> reshards = OpsNamed(program, "dist_op.reshard");
+  ASSERT_EQ(reshards.size(), 1u);
+  EXPECT_EQ(reshards[0]->result(0)->type().dist_attr()->dims_mapping,
+            (std::vector<int64_t>{-1, -1}));
+  const std::vector<Operation*> ce = OpsNamed(program, "pd_op.cross_entropy_with_softmax");
+  ASSERT_EQ(ce.size(), 1u);
+  EXPECT_EQ(ce[0]->operand(0), reshards[0]->result(0));
+  EXPECT_EQ(Entry(DistOf(*ce[0]).results, 0).dims_mapping, (std::vector<int64_t>{-1, -1}));
+  EXPECT_TRUE(VerifyProgram(program).ok());
+}
+
+// x [4, 6] read by dtensor_to_local (local type [2, 6]) whose op_dist_attr, when given, asks for
+// `wanted`; its local tensor relu'd and wrapped back by dtensor_from_local as `out`.
+Program LocalRegion(const std::optional<TensorDistAttr>& wanted, const TensorDistAttr& out) {
+  Program program;
+  Builder b(program.block());
+  Value* x = testing::Data(b, "x", {4, 6});
+  AttributeMap attrs;
+  if (wanted) {
+    OperationDistAttr asked;
+    asked.mesh = wanted->mesh;
+    asked.operands = {Attribute::TensorDist(*wanted)};
+    asked.results = {Attribute::TensorDist(*wanted)};
+    attrs.emplace("op_dist_attr", Attribute::OperationDist(std::move(asked)));
+  }
+  const Type local = Type::DenseTensor(Type::F32(), {2, 6});
+  Value* lx = b.Create("dist_op.dtensor_to_local", {x}, {local}, std::move(attrs))->result(0);
+  Value* r = b.Create("pd_op.relu", {lx}, {local})->result(0);
+  StatusOr<Type> type = Type::DistDenseTensor(Type::DenseTensor(Type::F32(), {4, 6}), out,
+                                              std::vector<int64_t>{2, 6});
+  EXPECT_TRUE(type.ok());
+  b.Create("dist_op.dtensor_from_local", {r}, {*type});
+  return program;
+}
+
+TEST(SpmdCompletionTest, LocalMapRegionKeepsItsLayoutsAndReshardsItsInput) {
+  // local_map.py: the region reads the in_placements' pieces (x arrives replicated and is
+  // resharded to rows: reshard_inputs) and its result is wrapped with the out_placements; the
+  // dense ops between are left alone.
+  Program program = LocalRegion(OnTwo({0, -1}), OnTwo({0, -1}));
+  testing::ShardInputs(program, {{"x", OnTwo({-1, -1})}});
+  StatusOr<SpmdCompletionResult> done = CompleteSpmd(program);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->reshards_inserted, 1u);
+  const std::vector<Operation*> to_local = OpsNamed(program, "dist_op.dtensor_to_local");
+  ASSERT_EQ(to_local.size(), 1u);
+  EXPECT_EQ(to_local[0]->operand(0)->defining_op()->name(), "dist_op.reshard");
+  EXPECT_EQ(Entry(DistOf(*to_local[0]).operands, 0).dims_mapping, (std::vector<int64_t>{0, -1}));
+  EXPECT_FALSE(OpsNamed(program, "pd_op.relu")[0]->HasAttribute("op_dist_attr"));
+  const std::vector<Operation*> from_local = OpsNamed(program, "dist_op.dtensor_from_local");
+  ASSERT_EQ(from_local.size(), 1u);
+  EXPECT_EQ(Entry(DistOf(*from_local[0]).results, 0).dims_mapping, (std::vector<int64_t>{0, -1}));
+  const Status verified = VerifyProgram(program);
+  EXPECT_TRUE(verified.ok()) << verified.ToString();
+}
+
+TEST(SpmdCompletionTest, RefusesALocalRegionOverAPartialOrAWrongPiece) {
+  TensorDistAttr partial = OnTwo({-1, -1});
+  partial.partial_status[0] = ReduceType::kSum;
+  Program program = LocalRegion(partial, OnTwo({0, -1}));
+  testing::ShardInputs(program, {{"x", OnTwo({-1, -1})}});
+  StatusOr<SpmdCompletionResult> done = CompleteSpmd(program);
   ASSERT_FALSE(done.ok());
   EXPECT_EQ(done.status().ToString(),
-            "op 3 (pd_op.cross_entropy_with_softmax), var 'logits': error: the softmax axis 1 is "
-            "sharded by mesh dim 0: that needs c_softmax_with_cross_entropy, which is not "
-            "lowered");
+            "op 2 (dist_op.dtensor_to_local), var 'x': error: dtensor_to_local of a Partial layout "
+            "(mesh_shape:[2],process_ids:[0,1],dims_mappings:[-1,-1], partial(0,SUM)): reshard "
+            "it first");
+  // The local type [2, 6] is no piece of a replicated x.
+  program = LocalRegion(std::nullopt, OnTwo({0, -1}));
+  testing::ShardInputs(program, {{"x", OnTwo({-1, -1})}});
+  done = CompleteSpmd(program);
+  ASSERT_FALSE(done.ok());
+  EXPECT_NE(done.status().ToString().find("is not the local tensor of"), std::string::npos)
+      << done.status().ToString();
 }
 
 }  // namespace

@@ -6,52 +6,20 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "newir/auto_parallel/spmd_rule_notation.h"
+
 namespace irm::newir {
 namespace {
 
+using spmd::CheckRank;
+using spmd::Invalid;
+using spmd::kAlphabet;
+using spmd::LayoutLike;
+using spmd::MappingOf;
+using spmd::PartialOutside;
+
 // Batch letters of matmul skip k, m and n, which name the matrix dims (matmul.cc).
 constexpr std::string_view kMatmulAlphabet = "abcdefghijlopqrstuvwxyz";
-constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyz";
-
-Status Invalid(std::string message) {
-  return Status(StatusCode::kInvalid, Location{}, std::move(message));
-}
-
-// A layout on `like`'s mesh with the given dims mapping and partial status (what Paddle's
-// CopyTensorDistAttrForOutput then set_dims_mapping make: the source's Partial does not carry).
-TensorDistAttr LayoutLike(const TensorDistAttr& like, std::vector<int64_t> dims_mapping,
-                          std::map<int64_t, ReduceType> partial = {}) {
-  TensorDistAttr dist;
-  dist.mesh = like.mesh;
-  dist.dims_mapping = std::move(dims_mapping);
-  dist.partial_status = std::move(partial);
-  return dist;
-}
-
-std::vector<int64_t> MappingOf(std::string_view letters, const AxisShardings& shardings) {
-  std::vector<int64_t> mapping;
-  for (char letter : letters) {
-    auto it = shardings.find(letter);
-    mapping.push_back(letter == '1' || it == shardings.end() ? -1 : it->second);
-  }
-  return mapping;
-}
-
-// ResoluteOutputPartialDimension (utils.cc): the mesh dims that shard a letter `out` lacks.
-std::map<int64_t, ReduceType> PartialOutside(const AxisShardings& shardings, std::string_view out,
-                                             ReduceType reduce) {
-  std::map<int64_t, ReduceType> partial;
-  for (const auto& [letter, mesh_dim] : shardings) {
-    if (mesh_dim != -1 && out.find(letter) == std::string_view::npos) partial[mesh_dim] = reduce;
-  }
-  return partial;
-}
-
-Status CheckRank(const DistTensorSpec& t, const char* what) {
-  if (t.dist.dims_mapping.size() == t.shape.size()) return Status::Ok();
-  return Invalid(fmt::format("{} has {} dims but its dims_mapping has {} entries", what,
-                             t.shape.size(), t.dist.dims_mapping.size()));
-}
 
 void SwapLastTwo(std::vector<int64_t>& v) {
   if (v.size() >= 2) std::iter_swap(v.end() - 2, v.end() - 1);
@@ -388,7 +356,8 @@ SpmdDecision ReductionGradSpmd(const DistTensorSpec& x, const DistTensorSpec& ou
 
 StatusOr<SpmdDecision> CrossEntropyWithSoftmaxSpmd(const DistTensorSpec& x,
                                                    const DistTensorSpec& label, int64_t axis,
-                                                   bool soft_label) {
+                                                   bool soft_label,
+                                                   bool support_shard_softmax_dim) {
   IRM_RETURN_IF_ERROR(CheckRank(x, "input"));
   IRM_RETURN_IF_ERROR(CheckRank(label, "label"));
   if (label.shape.size() != x.shape.size()) {
@@ -399,10 +368,15 @@ StatusOr<SpmdDecision> CrossEntropyWithSoftmaxSpmd(const DistTensorSpec& x,
       AxisShardings shardings,
       MergeShardings({{l.x, x.dist.dims_mapping}, {l.label, label.dist.dims_mapping}}));
   IRM_RETURN_IF_ERROR(CheckSoftmaxAxis(l, shardings, x.shape.size(), soft_label));
+  // GetCrossEntropyNotations: without support_shard_softmax_dim the input and softmax are asked
+  // for the axis as '1'.
+  std::string x_dst = l.x;
+  if (!support_shard_softmax_dim) x_dst[l.axis] = '1';
+  const std::string label_dst = soft_label ? x_dst : l.label;
   SpmdDecision decision;
-  decision.inputs = {LayoutLike(x.dist, MappingOf(l.x, shardings)),
-                     LayoutLike(label.dist, MappingOf(l.label, shardings))};
-  decision.outputs = {LayoutLike(x.dist, MappingOf(l.x, shardings)),
+  decision.inputs = {LayoutLike(x.dist, MappingOf(x_dst, shardings)),
+                     LayoutLike(label.dist, MappingOf(label_dst, shardings))};
+  decision.outputs = {LayoutLike(x.dist, MappingOf(x_dst, shardings)),
                       LayoutLike(x.dist, MappingOf(l.loss, shardings))};
   return decision;
 }

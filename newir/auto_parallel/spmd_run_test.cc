@@ -82,7 +82,22 @@ rt::Tensor PieceOn(const Input& input, const TensorDistAttr* layout, int64_t ran
 // dense, on `world_size` ranks; every rank must fetch each of `fetches` as the serial run does:
 // bit for bit when `tolerance` is 0, else within it element by element.
 void RunAgainstSerial(const std::string& name, const std::function<Program()>& serial_program,
+                      const std::function<Program()>& distributed_program, const Inputs& inputs,
+                      const Layouts& layouts, int64_t world_size,
+                      const std::vector<std::string>& fetches, double tolerance);
+
+void RunAgainstSerial(const std::string& name, const std::function<Program()>& serial_program,
                       const Inputs& inputs, const Layouts& layouts, int64_t world_size,
+                      const std::vector<std::string>& fetches, double tolerance) {
+  RunAgainstSerial(name, serial_program, serial_program, inputs, layouts, world_size, fetches,
+                   tolerance);
+}
+
+// As above, but the distributed side starts from `distributed_program` (before the shard_tensor
+// annotations of `layouts`), which computes the same fetches another way.
+void RunAgainstSerial(const std::string& name, const std::function<Program()>& serial_program,
+                      const std::function<Program()>& distributed_program, const Inputs& inputs,
+                      const Layouts& layouts, int64_t world_size,
                       const std::vector<std::string>& fetches, double tolerance) {
   SCOPED_TRACE(name);
   rt::FeedMap serial_feed;
@@ -94,7 +109,7 @@ void RunAgainstSerial(const std::string& name, const std::function<Program()>& s
   ASSERT_TRUE(serial.status.ok()) << serial.status.ToString();
 
   auto completed = [&]() {
-    Program program = serial_program();
+    Program program = distributed_program();
     testing::ShardInputs(program, layouts);
     StatusOr<SpmdCompletionResult> done = CompleteSpmd(program);
     EXPECT_TRUE(done.ok()) << done.status().ToString();
@@ -270,6 +285,193 @@ TEST(SpmdRunTest, TensorParallelMlpTrainingStepMatchesSerial) {
        {"linear_0.b_0", Line(2, {0})},
        {"linear_1.w_0", Line(2, {0, -1})}},
       2, kMlpFetches, 1e-6);
+}
+
+// x [4, 6] split into two [4, 3] column blocks (split_with_num), swapped (concat), and rows
+// 1..3 taken (slice): "out" [2, 6].
+Program SplitConcatSlice() {
+  Program program;
+  Builder b(program.block());
+  Value* x = testing::Data(b, "x", {4, 6});
+  auto int_constant = [&b](int64_t value) -> Value* {
+    return b
+        .Create("pd_op.full", {}, {Type::DenseTensor(Type::I32(), {1})},
+                {{"shape", Attribute::IntArrayFrom(std::vector<int64_t>{1})},
+                 {"value", Attribute::Double(static_cast<double>(value))},
+                 {"dtype", Attribute::DataTypeAttr(DataType::kInt32)},
+                 {"place", Attribute::PlaceAttr(Place::Of(AllocationType::kCpu))}})
+        ->result(0);
+  };
+  auto ints = [&b](int64_t value) -> Value* {
+    return b
+        .Create("pd_op.full_int_array", {}, {Type::DenseTensor(Type::I64(), {1})},
+                {{"value", Attribute::Array({Attribute::Int64(value)})},
+                 {"dtype", Attribute::DataTypeAttr(DataType::kInt64)},
+                 {"place", Attribute::PlaceAttr(Place::Of(AllocationType::kCpu))}})
+        ->result(0);
+  };
+  const Type block = Type::DenseTensor(Type::F32(), {4, 3});
+  const Type pieces_type = Type::Vector({block, block});
+  Value* pieces = b.Create("pd_op.split_with_num", {x, int_constant(1)}, {pieces_type},
+                           {{"num", Attribute::Int32(2)}})
+                      ->result(0);
+  std::vector<Value*> blocks = b.Create("builtin.split", {pieces}, {block, block})->results();
+  Value* swapped = b.Create("builtin.combine", {blocks[1], blocks[0]}, {pieces_type})->result(0);
+  const Type whole = Type::DenseTensor(Type::F32(), {4, 6});
+  Value* joined = b.Create("pd_op.concat", {swapped, int_constant(1)}, {whole})->result(0);
+  const Type rows = Type::DenseTensor(Type::F32(), {2, 6});
+  Value* middle = b.Create("pd_op.slice", {joined, ints(1), ints(3)}, {rows},
+                           {{"axes", Attribute::Array({Attribute::Int64(0)})},
+                            {"infer_flags", Attribute::Array({Attribute::Int64(1)})},
+                            {"decrease_axis", Attribute::Array({})}})
+                      ->result(0);
+  b.Create("pd_op.fetch", {middle}, {rows},
+           {{"name", Attribute::String("out")}, {"col", Attribute::Int32(0)}});
+  return program;
+}
+
+TEST(SpmdRunTest, SplitConcatAndSliceOfAShardedTensorMatchSerial) {
+  // Sharded by columns, the split axis is gathered first (split.cc) and everything after is
+  // replicated; sharded by rows, the rows stay sharded through split and concat and are
+  // gathered for the slice (slice.cc).
+  Inputs inputs;
+  inputs["x"] = {{4, 6}, DType::kFloat32, Values({4, 6}, 0)};
+  for (const TensorDistAttr& layout : {Line(2, {-1, 0}), Line(2, {0, -1})}) {
+    RunAgainstSerial(
+        "split concat slice " + layout.ToString(), [] { return SplitConcatSlice(); }, inputs,
+        {{"x", layout}}, 2, {"out"}, 0);
+  }
+}
+
+// local_map (python/paddle/distributed/auto_parallel/local_map.py): a function written for dense
+// tensors runs on each rank's local pieces between dtensor_to_local and dtensor_from_local, whose
+// outputs are re-wrapped with the given placements. `region` builds the dense ops from the local
+// tensors of x and w (typed with rank 0's local dims) and returns the local result, which
+// dtensor_from_local wraps as `out_layout` of `out_dims`; the fetch reads the wrapped value.
+// `x_wanted`, when set, is the layout dtensor_to_local asks of x (in_placements with
+// reshard_inputs).
+Program LocalMapProgram(const Dims& x_dims, const Dims& x_local, const Dims& w_dims,
+                        const Dims& w_local, const TensorDistAttr& out_layout, const Dims& out_dims,
+                        const Dims& out_local,
+                        const std::function<Value*(Builder&, Value*, Value*)>& region,
+                        const std::optional<TensorDistAttr>& x_wanted = std::nullopt) {
+  Program program;
+  Builder b(program.block());
+  Value* x = testing::Data(b, "x", x_dims);
+  Value* w = testing::Data(b, "w", w_dims);
+  testing::Data(b, "b", {out_dims.back()});
+  AttributeMap x_attrs;
+  if (x_wanted) {
+    OperationDistAttr asked;
+    asked.mesh = x_wanted->mesh;
+    asked.operands = {Attribute::TensorDist(*x_wanted)};
+    asked.results = {Attribute::TensorDist(*x_wanted)};
+    x_attrs.emplace("op_dist_attr", Attribute::OperationDist(std::move(asked)));
+  }
+  Value* lx = b.Create("dist_op.dtensor_to_local", {x}, {Type::DenseTensor(Type::F32(), x_local)},
+                       std::move(x_attrs))
+                  ->result(0);
+  Value* lw = b.Create("dist_op.dtensor_to_local", {w}, {Type::DenseTensor(Type::F32(), w_local)})
+                  ->result(0);
+  Value* local = region(b, lx, lw);
+  StatusOr<Type> out_type =
+      Type::DistDenseTensor(Type::DenseTensor(Type::F32(), out_dims), out_layout, out_local);
+  EXPECT_TRUE(out_type.ok()) << out_type.status().ToString();
+  Value* out = b.Create("dist_op.dtensor_from_local", {local}, {*out_type})->result(0);
+  const Type whole = Type::DenseTensor(Type::F32(), out_dims);
+  Value* result = out;
+  if (!out_layout.partial_status.empty()) {
+    // A Partial sum is completed by the next op: the bias add asks for it replicated.
+    Value* bias = nullptr;
+    for (Operation* op : program.block().ops()) {
+      const std::string_view* name = op->attribute("name").AsString();
+      if (op->name() == "pd_op.data" && name != nullptr && *name == "b") bias = op->result(0);
+    }
+    result = b.Create("pd_op.add", {out, bias}, {whole})->result(0);
+  }
+  b.Create("pd_op.fetch", {result}, {whole},
+           {{"name", Attribute::String("out")}, {"col", Attribute::Int32(0)}});
+  return program;
+}
+
+const AttributeMap kNoTranspose = {{"transpose_x", Attribute::Bool(false)},
+                                   {"transpose_y", Attribute::Bool(false)}};
+
+Inputs LocalMapInputs() {
+  Inputs inputs;
+  inputs["x"] = {{4, 6}, DType::kFloat32, Values({4, 6}, 0)};
+  inputs["w"] = {{6, 8}, DType::kFloat32, Values({6, 8}, 1)};
+  inputs["b"] = {{8}, DType::kFloat32, Values({8}, 2)};
+  return inputs;
+}
+
+// The serial function: relu(x @ w) (+ b with `bias`).
+Program SerialLocalMapFunction(bool bias) {
+  Program program;
+  Builder b(program.block());
+  Value* x = testing::Data(b, "x", {4, 6});
+  Value* w = testing::Data(b, "w", {6, 8});
+  Value* bv = testing::Data(b, "b", {8});
+  const Type out = Type::DenseTensor(Type::F32(), {4, 8});
+  Value* h = b.Create("pd_op.matmul", {x, w}, {out}, kNoTranspose)->result(0);
+  Value* r = bias ? b.Create("pd_op.add", {h, bv}, {out})->result(0)
+                  : b.Create("pd_op.relu", {h}, {out})->result(0);
+  b.Create("pd_op.fetch", {r}, {out},
+           {{"name", Attribute::String("out")}, {"col", Attribute::Int32(0)}});
+  return program;
+}
+
+TEST(LocalMapRunTest, ADenseFunctionOnBatchShardsIsRewrappedAndGathered) {
+  // local_map(relu(x @ w), out_placements=[Shard(0)]) with x Shard(0), w Replicate(): each rank
+  // multiplies its 2 rows; the fetch gathers the Shard(0) result (s->r all_gather).
+  RunAgainstSerial(
+      "local_map shard", [] { return SerialLocalMapFunction(false); },
+      [] {
+        return LocalMapProgram(
+            {4, 6}, {2, 6}, {6, 8}, {6, 8}, Line(2, {0, -1}), {4, 8}, {2, 8},
+            [](Builder& b, Value* x, Value* w) {
+              const Type t = Type::DenseTensor(Type::F32(), {2, 8});
+              Value* h = b.Create("pd_op.matmul", {x, w}, {t}, kNoTranspose)->result(0);
+              return b.Create("pd_op.relu", {h}, {t})->result(0);
+            });
+      },
+      LocalMapInputs(), {{"x", Line(2, {0, -1})}, {"w", Line(2, {-1, -1})}}, 2, {"out"}, 0);
+}
+
+TEST(LocalMapRunTest, APartialOutputIsSummedByTheNextOp) {
+  // x by columns, w by rows: each rank's local product is a partial sum, wrapped as Partial(sum)
+  // (out_placements=[Partial()]); the bias add asks for it replicated: one all_reduce.
+  TensorDistAttr partial = Line(2, {-1, -1});
+  partial.partial_status[0] = ReduceType::kSum;
+  RunAgainstSerial(
+      "local_map partial", [] { return SerialLocalMapFunction(true); },
+      [partial] {
+        return LocalMapProgram(
+            {4, 6}, {4, 3}, {6, 8}, {3, 8}, partial, {4, 8}, {4, 8},
+            [](Builder& b, Value* x, Value* w) {
+              const Type t = Type::DenseTensor(Type::F32(), {4, 8});
+              return b.Create("pd_op.matmul", {x, w}, {t}, kNoTranspose)->result(0);
+            });
+      },
+      LocalMapInputs(), {{"x", Line(2, {-1, 0})}, {"w", Line(2, {0, -1})}}, 2, {"out"}, 0);
+}
+
+TEST(LocalMapRunTest, InPlacementsReshardTheInputFirst) {
+  // x arrives replicated but the region asks for Shard(0) (in_placements with reshard_inputs):
+  // completion reshards it (r->s keeps the rank's rows) before dtensor_to_local.
+  RunAgainstSerial(
+      "local_map reshard_inputs", [] { return SerialLocalMapFunction(false); },
+      [] {
+        return LocalMapProgram(
+            {4, 6}, {2, 6}, {6, 8}, {6, 8}, Line(2, {0, -1}), {4, 8}, {2, 8},
+            [](Builder& b, Value* x, Value* w) {
+              const Type t = Type::DenseTensor(Type::F32(), {2, 8});
+              Value* h = b.Create("pd_op.matmul", {x, w}, {t}, kNoTranspose)->result(0);
+              return b.Create("pd_op.relu", {h}, {t})->result(0);
+            },
+            Line(2, {0, -1}));
+      },
+      LocalMapInputs(), {{"x", Line(2, {-1, -1})}, {"w", Line(2, {-1, -1})}}, 2, {"out"}, 0);
 }
 
 }  // namespace
