@@ -119,7 +119,12 @@ int Emit(const ParityCommand& command, const diff::ParityResult& result, std::os
     if (!written.ok()) return FailInput(written, err);
   }
   if (!command.junit.empty()) {
-    const Status written = WriteFileAtomically(command.junit, diff::RenderJunit(report));
+    // The suite is named after the file ("parity.<stem>"), so that merged files of several runs
+    // keep every test suite and test apart.
+    const std::string suite_name =
+        "parity." + std::filesystem::path(command.junit).stem().string();
+    const Status written =
+        WriteFileAtomically(command.junit, diff::RenderJunit(report, suite_name));
     if (!written.ok()) return FailInput(written, err);
   }
   if (!command.trace.empty()) {
