@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "oldir/block_graph.h"
+#include "oldir/op_schema.h"
 #include "oldir/params_io.h"
 #include "reference_runtime/legacy_comm_ops.h"
 #include "reference_runtime/philox.h"
@@ -157,6 +158,12 @@ class OpPlanner {
 
   Status PlanKernel() {
     planned_.binding = FindLegacyBinding(op_.type());
+    if (planned_.binding == nullptr && oldir::IsParameterServerOp(op_.type())) {
+      return Error(StatusCode::kUnimplemented,
+                   fmt::format("'{}' is a parameter-server (RPC) op: parameter-server programs are "
+                               "read and validated, not run",
+                               op_.type()));
+    }
     if (planned_.binding == nullptr) {
       return Error(StatusCode::kUnimplemented,
                    fmt::format("no binding for legacy op '{}'", op_.type()));
