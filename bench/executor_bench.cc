@@ -17,7 +17,9 @@
 //     gpt_pir          PirExecutor on their translations
 //   Each reports steps/s as items/s.
 // After the runs it prints ns per op for each path, each executor's overhead over the direct calls
-// (per op and as a ratio), and the steps/s of both executors.
+// (per op and as a ratio), and the steps/s of both executors; then the targets: each executor's
+// overhead (medians when repeated) at most 500 ns per op it interprets (per new-IR op for the
+// PirExecutor), exiting 1 on a miss when run with --irm_check_targets.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <fmt/format.h>
@@ -52,6 +54,8 @@ constexpr float kBias = 0.25f;  // x -> 0.5 x + 0.25 stays bounded (fixed point 
 constexpr int kGptLayers = 2;
 constexpr int64_t kGptBatch = 16;
 constexpr uint64_t kFeedSeed = 7;
+// Interpreter overhead per op over the direct kernel calls (--irm_check_targets).
+constexpr double kOverheadTargetNs = 500;
 
 // A broken benchmark set-up is a bug here, not bad input: report it and stop.
 void Check(const irm::Status& status, const char* what) {
@@ -318,6 +322,20 @@ int main(int argc, char** argv) {
                  ns(bm) - ns("BM_DirectCalls"), s[bm] / s["BM_DirectCalls"]);
     }
   }
+  // The targets, on medians when repeated (robust to a busy machine): each executor's overhead
+  // over the direct calls per op it interprets — per scale op for the legacy executor, per
+  // new-IR op for the PirExecutor, whose pd_op.full per scale counts wholly as overhead.
+  bool ok = true;
+  auto check = [&](const char* bm, double ops, const char* per) {
+    if (!run.Has(bm) || !run.Has("BM_DirectCalls")) return;
+    const double overhead = (run.Robust(bm) - run.Robust("BM_DirectCalls")) / ops * 1e9;
+    const bool pass = overhead <= kOverheadTargetNs;
+    ok &= pass;
+    fmt::print("  {} overhead per {}: {:.0f} ns (target <= {:.0f}) {}\n", bm, per, overhead,
+               kOverheadTargetNs, pass ? "PASS" : "MISS");
+  };
+  check("BM_LegacyExecutor", kChainOps, "op");
+  if (chain) check("BM_PirExecutor", static_cast<double>(SharedChain().pir_ops), "new-IR op");
   if (run.Has("BM_GptLegacy") || run.Has("BM_GptPir")) {
     const Gpt& g = SharedGpt();
     fmt::print("gpt: {} layers, adamw, batch {}: {} legacy ops, {} new-IR ops in main\n",
@@ -335,5 +353,5 @@ int main(int argc, char** argv) {
     fmt::print("  pir / legacy steps/s: {:.3f}\n", s["BM_GptLegacy"] / s["BM_GptPir"]);
   }
   benchmark::Shutdown();
-  return 0;
+  return run.check_targets && !ok ? 1 : 0;
 }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "common/builtin_registry.h"
 #include "newir/dialect.h"
 
 namespace irm::newir {
@@ -20,13 +21,8 @@ const AttrSpec* OpInfo::FindAttribute(std::string_view attr_name) const {
 }
 
 const OpRegistry& OpRegistry::Global() {
-  static const OpRegistry* const kRegistry = [] {
-    auto* registry = new OpRegistry();
-    // The tables are compiled in; a duplicate would be a bug caught by the registry tests.
-    Status status = RegisterAllDialects(*registry);
-    (void)status;
-    return registry;
-  }();
+  static const OpRegistry* const kRegistry =
+      BuildBuiltinRegistry<OpRegistry>("op registry", RegisterAllDialects);
   return *kRegistry;
 }
 

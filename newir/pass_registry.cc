@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "common/builtin_registry.h"
 #include "newir/auto_parallel/passes.h"
 #include "newir/transforms/passes.h"
 
@@ -69,13 +70,8 @@ Status RegisterBuiltinPasses(PassRegistry& registry) {
 }
 
 const PassRegistry& PassRegistry::Global() {
-  static const PassRegistry* const kRegistry = [] {
-    auto* registry = new PassRegistry();
-    // The built-in passes are compiled in; a bad registration is a bug the registry tests catch.
-    Status status = RegisterBuiltinPasses(*registry);
-    (void)status;
-    return registry;
-  }();
+  static const PassRegistry* const kRegistry =
+      BuildBuiltinRegistry<PassRegistry>("pass registry", RegisterBuiltinPasses);
   return *kRegistry;
 }
 

@@ -1,6 +1,8 @@
 // Scope and the default Executor::RunJob (executor.h).
 #include "reference_runtime/executor.h"
 
+#include <algorithm>
+
 namespace irm::rt {
 
 StatusOr<std::vector<Fetch>> Executor::RunJob(Scope& /*persistent*/, Scope& /*job_scope*/,
@@ -57,7 +59,9 @@ bool Scope::Erase(std::string_view name) {
 
 std::vector<std::string> Scope::LocalNames() const {
   std::vector<std::string> names;
+  names.reserve(tensors_.size());
   for (const auto& [name, tensor] : tensors_) names.push_back(name);
+  std::sort(names.begin(), names.end());
   return names;
 }
 

@@ -44,8 +44,16 @@ class Scope {
   Scope* parent() const { return parent_; }
 
  private:
+  // Hashes std::string and std::string_view alike, so a look-up by view builds no string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+
   Scope* parent_;
-  std::map<std::string, Tensor, std::less<>> tensors_;
+  // Hashed, not ordered: every op reads and writes here, and a step's scope holds each of its
+  // vars. Never iterated in its own order (LocalNames sorts), so the order reaches no result.
+  std::unordered_map<std::string, Tensor, NameHash, std::equal_to<>> tensors_;
 };
 
 using FeedMap = std::map<std::string, Tensor, std::less<>>;

@@ -11,9 +11,11 @@
 // whose message names the operand; the executor adds where in the program the op is.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -31,20 +33,31 @@ using AttrValue = std::variant<bool, int64_t, double, std::string, std::vector<i
                                std::vector<double>, DType>;
 
 // A kernel's attributes by name. Integers are int64, floats double, whatever width the IR used.
+// A value type whose copies share one table until one of them is changed (copy-on-write): the
+// executors bind an op's attributes once per program and hand every run of the op a copy, which
+// must cost a reference count, not a map.
 class KernelAttrs {
  public:
-  void Set(std::string name, AttrValue value) { values_[std::move(name)] = std::move(value); }
-  bool Has(std::string_view name) const { return values_.find(name) != values_.end(); }
+  using Map = std::map<std::string, AttrValue, std::less<>>;
+
+  void Set(std::string name, AttrValue value) { Own()[std::move(name)] = std::move(value); }
+  bool Has(std::string_view name) const {
+    return values_ != nullptr && values_->find(name) != values_->end();
+  }
   // The value, or an error naming the attribute when it is missing or of another kind.
   template <typename T>
   StatusOr<T> Get(std::string_view name) const;
   // The value, or `fallback` when missing (still an error when of another kind).
   template <typename T>
   StatusOr<T> GetOr(std::string_view name, T fallback) const;
-  const std::map<std::string, AttrValue, std::less<>>& values() const { return values_; }
+  const Map& values() const { return values_ != nullptr ? *values_ : EmptyMap(); }
 
  private:
-  std::map<std::string, AttrValue, std::less<>> values_;
+  static const Map& EmptyMap();
+  // The table, made this object's own first when another copy shares it.
+  Map& Own();
+
+  std::shared_ptr<Map> values_;  // null: no attributes
 };
 
 enum class GemmMode : uint8_t {
@@ -123,6 +136,8 @@ class KernelRegistry {
   // Checks the call against the signature, then runs the kernel.
   Status Run(std::string_view name, DType dtype, KernelCall& call,
              Device device = Device::kCpu) const;
+  // Run for an entry found already: the signature check and the run, without the look-up.
+  static Status RunEntry(std::string_view name, const KernelEntry& entry, KernelCall& call);
 
   std::vector<std::string> Names() const;
   std::vector<DType> DTypesOf(std::string_view name, Device device) const;
@@ -137,14 +152,37 @@ class KernelRegistry {
   std::map<Key, KernelEntry> kernels_;
 };
 
+// A kernel name resolved once against a registry for every dtype, so that running it costs no
+// look-up by name: the executors bind each op's kernel once per program, not once per step.
+// A dtype the registry had no kernel for goes through KernelRegistry::Run, so the error (or a
+// kernel registered since) is exactly what an unbound call meets.
+class BoundKernel {
+ public:
+  BoundKernel() = default;
+  BoundKernel(const KernelRegistry& registry, std::string name, Device device = Device::kCpu);
+
+  bool bound() const { return registry_ != nullptr; }
+  const std::string& name() const { return name_; }
+  // As registry.Run(name, dtype, call, device).
+  Status Run(DType dtype, KernelCall& call) const;
+
+ private:
+  static constexpr size_t kDTypes = static_cast<size_t>(DType::kComplex128) + 1;
+  const KernelRegistry* registry_ = nullptr;
+  std::string name_;
+  Device device_ = Device::kCpu;
+  std::array<const KernelEntry*, kDTypes> entries_{};
+};
+
 // ---- implementation ----------------------------------------------------------------------------
 
 const char* AttrKindName(const AttrValue& value);
 
 template <typename T>
 StatusOr<T> KernelAttrs::Get(std::string_view name) const {
-  auto it = values_.find(name);
-  if (it == values_.end()) return KernelError("attribute '" + std::string(name) + "' is missing");
+  const Map& values = this->values();
+  auto it = values.find(name);
+  if (it == values.end()) return KernelError("attribute '" + std::string(name) + "' is missing");
   if (const T* v = std::get_if<T>(&it->second)) return *v;
   return KernelError("attribute '" + std::string(name) + "' is " + AttrKindName(it->second) +
                      ", not " + AttrKindName(AttrValue(T{})));

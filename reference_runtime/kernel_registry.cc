@@ -1,11 +1,13 @@
 // The kernel registry (kernel.h): registration, look-up with a helpful miss, the signature check,
 // and the one place that lists every kernel family.
 #include <cstdint>
+#include <memory>
 #include <new>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/builtin_registry.h"
 #include "reference_runtime/kernel.h"
 #include "reference_runtime/kernels/register.h"
 #include "reference_runtime/tensor_limits.h"
@@ -24,18 +26,24 @@ const char* AttrKindName(const AttrValue& value) {
 
 const char* GemmModeName(GemmMode mode) { return mode == GemmMode::kBlas ? "blas" : "reference"; }
 
+const KernelAttrs::Map& KernelAttrs::EmptyMap() {
+  static const Map* const kEmpty = new Map();
+  return *kEmpty;
+}
+
+KernelAttrs::Map& KernelAttrs::Own() {
+  if (values_ == nullptr) {
+    values_ = std::make_shared<Map>();
+  } else if (values_.use_count() > 1) {
+    values_ = std::make_shared<Map>(*values_);
+  }
+  return *values_;
+}
+
 const KernelRegistry& KernelRegistry::Global() {
-  static const KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry();
-    const Status s = RegisterAllKernels(*r);
-    if (!s.ok()) {
-      // Two families registering one key is a programming error found by every test run.
-      fmt::print(stderr, "kernel registry: {}\n", s.ToString());
-      std::abort();
-    }
-    return r;
-  }();
-  return *registry;
+  static const KernelRegistry* const kRegistry =
+      BuildBuiltinRegistry<KernelRegistry>("kernel registry", RegisterAllKernels);
+  return *kRegistry;
 }
 
 Status KernelRegistry::Register(const std::string& name, DType dtype, Device device,
@@ -80,7 +88,11 @@ StatusOr<const KernelEntry*> KernelRegistry::Lookup(std::string_view name, DType
 Status KernelRegistry::Run(std::string_view name, DType dtype, KernelCall& call,
                            Device device) const {
   IRM_ASSIGN_OR_RETURN(const KernelEntry* entry, Lookup(name, dtype, device));
-  const KernelSignature& sig = entry->signature;
+  return RunEntry(name, *entry, call);
+}
+
+Status KernelRegistry::RunEntry(std::string_view name, const KernelEntry& entry, KernelCall& call) {
+  const KernelSignature& sig = entry.signature;
   if (call.inputs.size() < sig.min_inputs || call.inputs.size() > sig.max_inputs) {
     const std::string expected = sig.max_inputs == KernelSignature::kVariadic
                                      ? fmt::format("{} or more", sig.min_inputs)
@@ -98,13 +110,28 @@ Status KernelRegistry::Run(std::string_view name, DType dtype, KernelCall& call,
   // inputs, such as a broadcast of two long vectors) fails here as a runtime failure naming the
   // size, which the executor locates at the op.
   try {
-    return entry->fn(call);
+    return entry.fn(call);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kInternal, Location{},
                   fmt::format("kernel '{}' could not allocate a tensor of {} bytes (out of memory, "
                               "or more than this machine's {} bytes)",
                               name, TakeFailedAllocationBytes(), MaxTensorBytes()));
   }
+}
+
+BoundKernel::BoundKernel(const KernelRegistry& registry, std::string name, Device device)
+    : registry_(&registry), name_(std::move(name)), device_(device) {
+  for (size_t d = 0; d < kDTypes; ++d) {
+    entries_[d] = registry.Find(name_, static_cast<DType>(d), device);
+  }
+}
+
+Status BoundKernel::Run(DType dtype, KernelCall& call) const {
+  const size_t d = static_cast<size_t>(dtype);
+  if (d < kDTypes && entries_[d] != nullptr) {
+    return KernelRegistry::RunEntry(name_, *entries_[d], call);
+  }
+  return registry_->Run(name_, dtype, call, device_);
 }
 
 std::vector<std::string> KernelRegistry::Names() const {

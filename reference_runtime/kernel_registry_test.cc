@@ -52,5 +52,48 @@ TEST(KernelRegistryTest, AttributesAreTyped) {
   EXPECT_EQ(attrs.Get<std::vector<int64_t>>("perm").value(), (std::vector<int64_t>{1, 0}));
 }
 
+TEST(KernelRegistryTest, EveryKernelFamilyRegistersIntoAFreshRegistry) {
+  // KernelRegistry::Global() stops the process on a failed registration (builtin_registry.h);
+  // here the first failure is an ordinary test failure with its message.
+  KernelRegistry r;
+  const Status status = RegisterAllKernels(r);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(r.Names(), KernelRegistry::Global().Names());
+}
+
+TEST(KernelRegistryTest, ACopyOfAttributesIsIndependentOfItsOriginal) {
+  KernelAttrs bound;
+  bound.Set("scale", 2.0);
+  KernelAttrs step = bound;  // shares the table until one of them changes
+  step.Set("scale", 3.0);
+  step.Set("bias", 1.0);
+  EXPECT_EQ(bound.Get<double>("scale").value(), 2.0);
+  EXPECT_FALSE(bound.Has("bias"));
+  EXPECT_EQ(step.Get<double>("scale").value(), 3.0);
+  bound.Set("axis", int64_t{0});
+  EXPECT_FALSE(step.Has("axis"));
+  EXPECT_TRUE(KernelAttrs().values().empty());
+}
+
+TEST(KernelRegistryTest, ABoundKernelRunsAsTheRegistryDoes) {
+  KernelRegistry r;
+  ASSERT_TRUE((RegisterForTypes<Negate, float>(r, "negate", {1, 1, 1})).ok());
+  const BoundKernel negate(r, "negate");
+  Tensor x = Tensor::FromVector<float>({1, -2}, {2});
+  Tensor out;
+  KernelCall call{.inputs = {&x}, .outputs = {&out}, .attrs = {}, .context = {}};
+  ASSERT_TRUE(negate.Run(DType::kFloat32, call).ok());
+  EXPECT_EQ(out.data<float>()[1], 2.0f);
+  // The same errors as an unbound call: a dtype without a kernel, a call the signature refuses.
+  EXPECT_EQ(negate.Run(DType::kInt32, call).message(),
+            "kernel 'negate' has no int32 version on cpu (it has: float32)");
+  KernelCall wrong{.inputs = {&x, &x}, .outputs = {&out}, .attrs = {}, .context = {}};
+  EXPECT_EQ(negate.Run(DType::kFloat32, wrong).message(), "kernel 'negate' takes 1 inputs, got 2");
+  // A kernel registered after binding is still found, through the registry.
+  const BoundKernel later(r, "negate_later");
+  ASSERT_TRUE((RegisterForTypes<Negate, float>(r, "negate_later", {1, 1, 1})).ok());
+  EXPECT_TRUE(later.Run(DType::kFloat32, call).ok());
+}
+
 }  // namespace
 }  // namespace irm::rt

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -60,6 +63,45 @@ Status AlignOperands(const PlannedOp& op, KernelCall& call, std::array<Tensor, 2
   return Status::Ok();
 }
 
+// Calls `f` with the name of every var `op` reads, writes or reports.
+template <typename F>
+void ForEachVarName(const PlannedOp& op, F&& f) {
+  for (const PlannedVar& var : op.inputs) f(var.name);
+  for (const PlannedVar& var : op.outputs) f(var.name);
+  for (const PlannedTensorAttr& attr : op.tensor_attrs) {
+    for (const PlannedVar& var : attr.vars) f(var.name);
+  }
+  for (const PlannedVar& var : op.conditions) f(var.name);
+  for (const ObservedVar& var : op.observed) f(var.name);
+}
+
+// PlannedOp::last_use_of for block 0. A var an op of a sub-block mentions is never dropped: a
+// sub-block may run many times, and reads by name what its enclosing blocks hold.
+void MarkLastUses(LegacyPlan& plan) {
+  if (plan.blocks.empty()) return;
+  std::unordered_set<std::string_view> in_sub_blocks;
+  for (size_t b = 1; b < plan.blocks.size(); ++b) {
+    for (const PlannedOp& op : plan.blocks[b]) {
+      ForEachVarName(op, [&](const std::string& name) { in_sub_blocks.insert(name); });
+    }
+  }
+  std::vector<PlannedOp>& ops = plan.blocks[0];
+  std::unordered_map<std::string_view, size_t> last;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    ForEachVarName(ops[i], [&](const std::string& name) {
+      if (!name.empty() && !in_sub_blocks.contains(name)) last[name] = i;
+    });
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    ForEachVarName(ops[i], [&](const std::string& name) {
+      auto it = last.find(name);
+      if (it == last.end() || it->second != i) return;
+      ops[i].last_use_of.push_back(name);
+      last.erase(it);  // once, however often the op mentions it
+    });
+  }
+}
+
 const char* ExpectedTensor(TensorAttrKind kind) {
   switch (kind) {
     case TensorAttrKind::kIntArray:
@@ -87,10 +129,17 @@ LegacyExecutor::LegacyExecutor(const oldir::Program& program, ExecutorOptions op
       kernels_(options_.kernels != nullptr ? options_.kernels : &KernelRegistry::Global()) {
   StatusOr<LegacyPlan> plan =
       PlanLegacyProgram(program, options_.file, /*multi_rank=*/options_.comm != nullptr);
-  if (plan.ok()) {
-    plan_ = std::move(plan).value();
-  } else {
+  if (!plan.ok()) {
     plan_status_ = plan.status();
+    return;
+  }
+  plan_ = std::move(plan).value();
+  MarkLastUses(plan_);
+  // Each kernel op's kernel, resolved once: a step looks up no kernel by name.
+  for (std::vector<PlannedOp>& block : plan_.blocks) {
+    for (PlannedOp& op : block) {
+      if (op.kind == PlannedKind::kKernel) op.bound_kernel = BoundKernel(*kernels_, op.kernel);
+    }
   }
 }
 
@@ -105,20 +154,21 @@ std::vector<std::string> LegacyExecutor::FetchNames() const { return plan_.fetch
 
 StatusOr<std::vector<Fetch>> LegacyExecutor::Run(Scope& persistent, const FeedMap& feeds) {
   Scope step(&persistent);
-  return RunIn(persistent, step, feeds);
+  return RunIn(persistent, step, feeds, /*drop_dead_vars=*/true);
 }
 
 StatusOr<std::vector<Fetch>> LegacyExecutor::RunJob(Scope& persistent, Scope& job_scope,
                                                     const FeedMap& feeds) {
   IRM_RETURN_IF_ERROR(CheckJobScope(persistent, job_scope));
-  return RunIn(persistent, job_scope, feeds);
+  return RunIn(persistent, job_scope, feeds, /*drop_dead_vars=*/false);
 }
 
 StatusOr<std::vector<Fetch>> LegacyExecutor::RunIn(Scope& persistent, Scope& step,
-                                                   const FeedMap& feeds) const {
+                                                   const FeedMap& feeds,
+                                                   bool drop_dead_vars) const {
   IRM_RETURN_IF_ERROR(plan_status_);
   if (plan_.feeds_by_name) IRM_RETURN_IF_ERROR(FeedByName(step, feeds));
-  RunState state{persistent, feeds, {}, {}};
+  RunState state{persistent, feeds, {}, {}, drop_dead_vars, {}, {}};
   IRM_RETURN_IF_ERROR(RunBlock(0, step, state));
   std::stable_sort(state.fetched.begin(), state.fetched.end(),
                    [](const FetchedTensor& a, const FetchedTensor& b) { return a.col < b.col; });
@@ -130,11 +180,17 @@ StatusOr<std::vector<Fetch>> LegacyExecutor::RunIn(Scope& persistent, Scope& ste
 
 Status LegacyExecutor::RunBlock(int block, Scope& scope, RunState& state) const {
   state.frames.push_back({block, &scope});
+  // The top-level run of block 0 only (a malformed program may run block 0 as a sub-block).
+  const bool drop = block == 0 && state.drop_dead_vars && state.frames.size() == 1;
   for (const PlannedOp& op : plan_.blocks[static_cast<size_t>(block)]) {
     Status status = RunOp(op, state);
     if (!status.ok()) {
       state.frames.pop_back();
       return status;
+    }
+    // Only the step's own vars: Erase leaves the persistent scope's alone.
+    if (drop) {
+      for (const std::string& name : op.last_use_of) scope.Erase(name);
     }
   }
   state.frames.pop_back();
@@ -215,8 +271,10 @@ void LegacyExecutor::Write(const PlannedVar& var, Tensor tensor, RunState& state
 
 Status LegacyExecutor::RunKernelOp(const PlannedOp& op, RunState& state,
                                    std::vector<bool>* written) const {
-  KernelCall call;
-  call.inputs.reserve(op.inputs.size());
+  KernelCall& call = state.call;
+  call.inputs.clear();
+  call.outputs.clear();
+  call.context = KernelContext();
   for (const PlannedVar& var : op.inputs) {
     if (var.name.empty()) {
       call.inputs.push_back(nullptr);
@@ -264,12 +322,14 @@ Status LegacyExecutor::RunKernelOp(const PlannedOp& op, RunState& state,
       call.context.shard_var = shard->first;
     }
   }
-  std::vector<Tensor> results(op.outputs.size());
-  call.outputs.reserve(op.outputs.size());
+  std::vector<Tensor>& results = state.results;
+  results.clear();
+  results.resize(op.outputs.size());
   for (size_t i = 0; i < op.outputs.size(); ++i) {
     call.outputs.push_back(op.outputs[i].name.empty() ? nullptr : &results[i]);
   }
-  Status status = kernels_->Run(op.kernel, dtype, call);
+  Status status = op.bound_kernel.bound() ? op.bound_kernel.Run(dtype, call)
+                                          : kernels_->Run(op.kernel, dtype, call);
   if (!status.ok()) return Located(op, status);
 
   if (op.binding->broadcast == LegacyBroadcast::kGrad && alignment.operand >= 0) {

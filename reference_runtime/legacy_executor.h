@@ -60,11 +60,19 @@ class LegacyExecutor : public Executor {
     const FeedMap& feeds;
     std::vector<Frame> frames;
     std::vector<FetchedTensor> fetched;
+    // Run (not RunJob): drop each block-0 var from the step's scope after its last use, as
+    // Paddle's executor frees a step's dead tensors eagerly, so that a step's memory is reused
+    // while it runs instead of piling up until its end. RunJob keeps them for later jobs.
+    bool drop_dead_vars = false;
+    // Reused by every kernel op of the run, so that a step allocates no call vectors per op.
+    KernelCall call;
+    std::vector<Tensor> results;
     Scope& scope() const { return *frames.back().scope; }
   };
 
   // Run and RunJob: block 0 with its vars in `step`, a child of `persistent`.
-  StatusOr<std::vector<Fetch>> RunIn(Scope& persistent, Scope& step, const FeedMap& feeds) const;
+  StatusOr<std::vector<Fetch>> RunIn(Scope& persistent, Scope& step, const FeedMap& feeds,
+                                     bool drop_dead_vars) const;
   Status RunBlock(int block, Scope& scope, RunState& state) const;
   Status RunOp(const PlannedOp& op, RunState& state) const;
   // `written`, when given, records which outputs the kernel produced.

@@ -291,5 +291,18 @@ TEST_F(LegacyExecutorTest, RunsAreRepeatableAndIndependent) {
   EXPECT_TRUE(first.LocalNames().empty());
 }
 
+TEST_F(LegacyExecutorTest, AJobKeepsItsTemporariesForTheLaterJobs) {
+  // Run drops a step's vars after their last use; RunJob must not: a later job of the
+  // micro-batch reads them by name from the job scope.
+  const Tensor x = MakeTensor(DType::kFloat32, {1, 3}, {1, 2, 3});
+  const Tensor y = MakeTensor(DType::kFloat32, {2});
+  LegacyExecutor executor(testing::ParseTestProgram(FeedFetchProgram()), h_.options);
+  Scope persistent;
+  Scope job(&persistent);
+  ASSERT_OK(executor.RunJob(persistent, job, {{"x", x}, {"y", y}}).status());
+  EXPECT_EQ(job.LocalNames(), (Strings{"s", "x", "y"}));
+  EXPECT_EQ(ToDoubles(*job.FindLocal("s")), (std::vector<double>{2, 4, 6}));
+}
+
 }  // namespace
 }  // namespace irm::rt

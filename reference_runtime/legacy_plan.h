@@ -62,6 +62,7 @@ struct PlannedOp {
   // kKernel
   const LegacyBinding* binding = nullptr;
   std::string kernel;
+  BoundKernel bound_kernel;  // `kernel` in the executor's registry (set by LegacyExecutor)
   KernelAttrs attrs;
   std::vector<PlannedVar> inputs;   // the flattened kernel inputs
   std::vector<PlannedVar> outputs;  // the flattened kernel outputs
@@ -81,6 +82,10 @@ struct PlannedOp {
   std::vector<PlannedVar> conditions;
 
   std::vector<ObservedVar> observed;  // every output var, in kernel order then the rest
+
+  // Block 0: the vars this op is the last to mention, which no op of another block mentions;
+  // Run drops them from the step's scope after the op (set by LegacyExecutor).
+  std::vector<std::string> last_use_of;
 };
 
 struct LegacyPlan {

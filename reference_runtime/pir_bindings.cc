@@ -6,8 +6,9 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <utility>
+
+#include "common/builtin_registry.h"
 
 namespace irm::rt {
 namespace {
@@ -404,22 +405,6 @@ StatusOr<std::optional<AttrValue>> ToKernelAttr(const newir::AttrSpec& spec,
 
 }  // namespace
 
-const char* OperandRoleName(OperandRole role) {
-  switch (role) {
-    case OperandRole::kInput:
-      return "input";
-    case OperandRole::kIntArray:
-      return "int array";
-    case OperandRole::kInt:
-      return "int";
-    case OperandRole::kFloat:
-      return "float";
-    case OperandRole::kTarget:
-      return "target";
-  }
-  return "?";
-}
-
 StatusOr<PirBindings> PirBindings::Build(const newir::OpRegistry& registry) {
   PirBindings table;
   auto add = [&](const Row& row, BindingKind kind) -> Status {
@@ -444,16 +429,13 @@ StatusOr<PirBindings> PirBindings::Build(const newir::OpRegistry& registry) {
 }
 
 const PirBindings& PirBindings::Global() {
-  static const PirBindings* table = [] {
-    StatusOr<PirBindings> built = Build(newir::OpRegistry::Global());
-    if (!built.ok()) {
-      // A row that disagrees with the op table is a programming error every test run finds.
-      fmt::print(stderr, "{}\n", built.status().ToString());
-      std::abort();
-    }
-    return new PirBindings(std::move(built).value());
-  }();
-  return *table;
+  // A row that disagrees with the op table is a programming error every test run finds.
+  static const PirBindings* const kTable =
+      BuildBuiltinRegistry<PirBindings>("new-IR binding table", [](PirBindings& table) -> Status {
+        IRM_ASSIGN_OR_RETURN(table, Build(newir::OpRegistry::Global()));
+        return Status::Ok();
+      });
+  return *kTable;
 }
 
 const OpBinding* PirBindings::Find(std::string_view op_name) const {
@@ -465,25 +447,6 @@ std::vector<std::string> PirBindings::OpNames() const {
   std::vector<std::string> names;
   for (const auto& [name, binding] : bindings_) names.push_back(name);
   return names;
-}
-
-bool IsInterpretedOp(std::string_view op_name) {
-  static constexpr std::string_view kInterpreted[] = {"builtin.parameter",
-                                                      "builtin.set_parameter",
-                                                      "builtin.shadow_output",
-                                                      "builtin.combine",
-                                                      "builtin.split",
-                                                      "builtin.slice",
-                                                      "cf.yield",
-                                                      "pd_op.data",
-                                                      "pd_op.feed",
-                                                      "pd_op.fetch",
-                                                      "pd_op.if",
-                                                      "pd_op.while"};
-  for (std::string_view name : kInterpreted) {
-    if (name == op_name) return true;
-  }
-  return false;
 }
 
 std::optional<DType> DTypeOfElementType(const newir::Type& element) {

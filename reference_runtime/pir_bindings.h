@@ -5,8 +5,8 @@
 // its tensor and passed as an attribute, or only the storage an in-place result lands in), which
 // input or attribute picks the kernel's dtype, which operand each in-place result overwrites, and
 // whether the op draws random numbers. Ops the executor interprets itself (builtin.*, cf.yield,
-// pd_op.data/feed/fetch, pd_op.if/while) are not in it. Also here: the conversions from new-IR
-// types and attributes to the runtime's dtypes and kernel attributes.
+// pd_op.data/feed/fetch, pd_op.if/while: IsInterpretedOp, pir_executor.h) are not in it. Also here:
+// the conversions from new-IR types and attributes to the runtime's dtypes and kernel attributes.
 #pragma once
 
 #include <map>
@@ -33,7 +33,6 @@ enum class OperandRole : uint8_t {
   kFloat,     // a mutable float Scalar (scale's scale): one value of any numeric dtype
   kTarget,    // only where an in-place result is written (full_'s output); not a kernel input
 };
-const char* OperandRoleName(OperandRole role);
 
 enum class BindingKind : uint8_t {
   kKernel,         // runs `kernel`
@@ -78,9 +77,6 @@ class PirBindings {
  private:
   std::map<std::string, OpBinding, std::less<>> bindings_;
 };
-
-// Ops the executor interprets itself rather than through the table.
-bool IsInterpretedOp(std::string_view op_name);
 
 // The runtime dtype of a new-IR element type (f32 -> float32); nullopt for one the runtime does
 // not compute with (index, f8 kinds, undefined).

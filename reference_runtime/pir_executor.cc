@@ -56,19 +56,43 @@ std::string PirLogicalName(const newir::Operation& op, size_t result, int op_ind
 // ---- PirExecutor --------------------------------------------------------------------------------
 
 PirExecutor::PirExecutor(const newir::Program& program, ExecutorOptions options)
-    : program_(program), options_(std::move(options)) {}
+    : program_(program), options_(std::move(options)) {
+  const KernelRegistry& kernels =
+      options_.kernels != nullptr ? *options_.kernels : KernelRegistry::Global();
+  plan_ = std::make_unique<const PirProgramPlan>(
+      PirInterpreter::PreparePlan(program_, kernels, PirBindings::Global(),
+                                  /*with_names=*/options_.observer != nullptr));
+}
+
+PirExecutor::~PirExecutor() = default;
 
 StatusOr<std::vector<Fetch>> PirExecutor::Run(Scope& persistent, const FeedMap& feeds) {
-  PirInterpreter interpreter(options_, persistent, feeds);
-  IRM_RETURN_IF_ERROR(interpreter.RunBlock(program_.block(), 0).status());
-  return interpreter.TakeFetches();
+  return RunIn(persistent, nullptr, feeds);
 }
 
 StatusOr<std::vector<Fetch>> PirExecutor::RunJob(Scope& persistent, Scope& job_scope,
                                                  const FeedMap& feeds) {
   IRM_RETURN_IF_ERROR(CheckJobScope(persistent, job_scope));
-  PirInterpreter interpreter(options_, persistent, feeds, &job_scope);
-  IRM_RETURN_IF_ERROR(interpreter.RunBlock(program_.block(), 0).status());
+  return RunIn(persistent, &job_scope, feeds);
+}
+
+StatusOr<std::vector<Fetch>> PirExecutor::RunIn(Scope& persistent, Scope* job_scope,
+                                                const FeedMap& feeds) {
+  std::unique_ptr<std::vector<PirSlot>> slots;
+  {
+    std::lock_guard<std::mutex> lock(spare_mutex_);
+    slots = std::move(spare_slots_);
+  }
+  if (slots == nullptr) slots = std::make_unique<std::vector<PirSlot>>();
+  slots->resize(plan_->num_slots);
+  PirInterpreter interpreter(options_, *plan_, persistent, feeds, job_scope, std::move(*slots));
+  Status status = interpreter.RunBlock(program_.block(), 0).status();
+  *slots = interpreter.TakeSlots();
+  {
+    std::lock_guard<std::mutex> lock(spare_mutex_);
+    spare_slots_ = std::move(slots);
+  }
+  if (!status.ok()) return status;
   return interpreter.TakeFetches();
 }
 
@@ -152,36 +176,76 @@ std::vector<std::string> PirExecutor::FetchNames() const {
   return names;
 }
 
+// ---- the interpreted ops ------------------------------------------------------------------------
+
+PirOpHandler PirInterpreter::InterpretedHandler(std::string_view op_name) {
+  // The ops the interpreter runs itself, and how: the one list of them (IsInterpretedOp). Every
+  // other op runs through the binding table.
+  struct Entry {
+    std::string_view name;
+    PirOpHandler handler;
+  };
+  static constexpr Entry kTable[] = {
+      {"builtin.parameter", &PirInterpreter::RunParameter},
+      {"builtin.set_parameter", &PirInterpreter::RunSetParameter},
+      {"builtin.shadow_output", &PirInterpreter::RunShadowOutput},
+      {"builtin.combine", &PirInterpreter::RunCombine},
+      {"builtin.split", &PirInterpreter::RunSplit},
+      {"builtin.slice", &PirInterpreter::RunSlice},
+      {"cf.yield", &PirInterpreter::RunYield},
+      {"pd_op.data", &PirInterpreter::RunFeed},
+      {"pd_op.feed", &PirInterpreter::RunFeed},
+      {"pd_op.fetch", &PirInterpreter::RunFetch},
+      {"pd_op.if", &PirInterpreter::RunIf},
+      {"pd_op.while", &PirInterpreter::RunWhile},
+  };
+  for (const Entry& entry : kTable) {
+    if (entry.name == op_name) return entry.handler;
+  }
+  return nullptr;
+}
+
+bool IsInterpretedOp(std::string_view op_name) {
+  return PirInterpreter::InterpretedHandler(op_name) != nullptr;
+}
+
 // ---- PirInterpreter: blocks and ops -------------------------------------------------------------
 
-PirInterpreter::PirInterpreter(const ExecutorOptions& options, Scope& persistent,
-                               const FeedMap& feeds, Scope* job_scope)
+PirInterpreter::PirInterpreter(const ExecutorOptions& options, const PirProgramPlan& plan,
+                               Scope& persistent, const FeedMap& feeds, Scope* job_scope,
+                               std::vector<PirSlot> slots)
     : options_(options),
       kernels_(options.kernels != nullptr ? *options.kernels : KernelRegistry::Global()),
-      bindings_(PirBindings::Global()),
+      plan_(plan),
       persistent_(persistent),
       feeds_(feeds),
-      job_scope_(job_scope) {}
+      job_scope_(job_scope),
+      slots_(std::move(slots)) {
+  slots_.resize(plan.num_slots);
+}
 
 StatusOr<std::vector<PirSlot>> PirInterpreter::RunBlock(const newir::Block& block, int depth) {
-  int index = 0;
-  for (const newir::Operation& op : block) {
-    if (op.name() == "cf.yield") {
-      if (depth == 0) {
-        return Fail(StatusCode::kInvalid, op, index,
-                    "cf.yield ends a nested region; it cannot be in the top block");
-      }
-      std::vector<PirSlot> yielded;
-      for (size_t i = 0; i < op.num_operands(); ++i) {
-        IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, i));
-        yielded.push_back(*slot);
-      }
-      return yielded;
+  auto ops = plan_.blocks.find(&block);
+  if (ops == plan_.blocks.end()) {
+    // Every block of the program is prepared with it: a block from elsewhere is a caller's bug.
+    return Status(StatusCode::kInternal, Location::File(options_.file),
+                  "a block that is not part of the prepared program");
+  }
+  for (const PirOpPlan& plan : ops->second) {
+    if (plan.ends_block) {
+      IRM_RETURN_IF_ERROR((this->*plan.handler)(*plan.op, plan.index, depth));
+      return std::move(yielded_);
     }
-    IRM_RETURN_IF_ERROR(RunOp(op, index, depth));
-    ++index;
+    IRM_RETURN_IF_ERROR(RunOp(plan, depth));
+    for (uint32_t slot : plan.last_use_of) slots_[slot] = PirSlot();
   }
   return std::vector<PirSlot>();
+}
+
+std::vector<PirSlot> PirInterpreter::TakeSlots() {
+  // Emptied, so that no tensor of this run outlives it in the next run's slots.
+  for (PirSlot& slot : slots_) slot = PirSlot();
+  return std::move(slots_);
 }
 
 std::vector<Fetch> PirInterpreter::TakeFetches() {
@@ -193,83 +257,69 @@ std::vector<Fetch> PirInterpreter::TakeFetches() {
   return fetches;
 }
 
-Status PirInterpreter::RunOp(const newir::Operation& op, int index, int depth) {
-  IRM_RETURN_IF_ERROR(Dispatch(op, index, depth));
-  if (options_.observer != nullptr) Observe(op, index, depth);
+Status PirInterpreter::RunOp(const PirOpPlan& plan, int depth) {
+  IRM_RETURN_IF_ERROR(Dispatch(plan, depth));
+  if (options_.observer != nullptr) Observe(plan, depth);
   return Status::Ok();
 }
 
-Status PirInterpreter::Dispatch(const newir::Operation& op, int index, int depth) {
-  const std::string& name = op.name();
-  if (name == "builtin.parameter") return RunParameter(op, index);
-  if (name == "builtin.set_parameter") return RunScopeWrite(op, index, "parameter_name");
-  if (name == "builtin.shadow_output") return RunScopeWrite(op, index, "output_name");
-  if (name == "builtin.combine") return RunCombine(op, index);
-  if (name == "builtin.split") return RunSplit(op, index);
-  if (name == "builtin.slice") return RunSlice(op, index);
-  if (IsFeedOp(op)) return RunFeed(op, index);
-  if (name == "pd_op.fetch") return RunFetch(op, index);
-  if (name == "pd_op.if") return RunIf(op, index, depth);
-  if (name == "pd_op.while") return RunWhile(op, index, depth);
-  const OpBinding* binding = bindings_.Find(name);
-  if (binding == nullptr) {
-    return Fail(StatusCode::kUnimplemented, op, index, fmt::format("no binding for '{}'", name));
+Status PirInterpreter::Dispatch(const PirOpPlan& plan, int depth) {
+  const newir::Operation& op = *plan.op;
+  const int index = plan.index;
+  if (plan.handler != nullptr) return (this->*plan.handler)(op, index, depth);
+  if (plan.binding == nullptr) {
+    return Fail(StatusCode::kUnimplemented, op, index,
+                fmt::format("no binding for '{}'", op.name()));
   }
-  switch (binding->kind) {
+  switch (plan.binding->kind) {
     case BindingKind::kKernel:
-      return RunKernelOp(op, *binding, index);
+      return RunKernelOp(plan);
     case BindingKind::kPassThrough:
       return RunPassThrough(op, index);
     case BindingKind::kCommunication:
-      if (options_.comm != nullptr) return RunCommOp(op, *binding, index);
+      if (options_.comm != nullptr) return RunCommOp(op, *plan.binding, index);
       break;
   }
   return Fail(StatusCode::kUnimplemented, op, index,
-              fmt::format("'{}' needs the multi-rank runtime", name));
+              fmt::format("'{}' needs the multi-rank runtime", op.name()));
 }
 
-std::string PirInterpreter::InputName(const newir::Value& value) const {
-  if (auto it = names_.find(&value); it != names_.end()) return it->second;
-  if (value.IsBlockArgument()) {
-    auto attr = value.attributes().find("legacy_var_name");
-    if (attr != value.attributes().end()) {
-      const std::string_view* name = attr->second.AsString();
-      if (name != nullptr && !name->empty()) return std::string(*name);
-    }
-    return fmt::format("%arg{}", value.index());
+Status PirInterpreter::RunYield(const newir::Operation& op, int index, int depth) {
+  if (depth == 0) {
+    return Fail(StatusCode::kInvalid, op, index,
+                "cf.yield ends a nested region; it cannot be in the top block");
   }
-  return PirLogicalName(*value.defining_op(), value.index(), -1);
-}
-
-void PirInterpreter::Observe(const newir::Operation& op, int index, int depth) {
-  std::vector<std::string> inputs;
-  inputs.reserve(op.num_operands());
+  std::vector<PirSlot> yielded;
   for (size_t i = 0; i < op.num_operands(); ++i) {
-    if (const newir::Value* value = op.operand(i)) inputs.push_back(InputName(*value));
+    IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, i));
+    yielded.push_back(*slot);
   }
-  std::vector<std::string> names;
-  names.reserve(op.num_results());
+  yielded_ = std::move(yielded);
+  return Status::Ok();
+}
+
+void PirInterpreter::Observe(const PirOpPlan& plan, int depth) {
+  const newir::Operation& op = *plan.op;
   OpEvent event;
   event.block = depth;
-  event.op_index = index;
+  event.op_index = plan.index;
   event.op_type = op.name();
-  event.inputs.assign(inputs.begin(), inputs.end());
-  for (size_t r = 0; r < op.num_results(); ++r) {
-    names.push_back(PirLogicalName(op, r, index));
-    names_[op.result(r)] = names.back();
-    const Tensor* tensor = nullptr;
-    auto it = slots_.find(op.result(r));
-    if (it != slots_.end() && !it->second.is_vector && it->second.tensor.defined()) {
-      tensor = &it->second.tensor;
-    }
-    event.outputs.emplace_back(names.back(), tensor);
+  event.inputs.reserve(plan.operands.size());
+  for (uint32_t slot : plan.operands) {
+    if (slot != PirOpPlan::kAbsent) event.inputs.emplace_back(plan_.names[slot]);
+  }
+  event.outputs.reserve(plan.results.size());
+  for (uint32_t slot : plan.results) {
+    const PirSlot& held = slots_[slot];
+    const Tensor* tensor = !held.is_vector && held.tensor.defined() ? &held.tensor : nullptr;
+    event.outputs.emplace_back(plan_.names[slot], tensor);
   }
   (*options_.observer)(event);
 }
 
 // ---- builtin ops, feeds and fetches -------------------------------------------------------------
 
-Status PirInterpreter::RunParameter(const newir::Operation& op, int index) {
+Status PirInterpreter::RunParameter(const newir::Operation& op, int index, int /*depth*/) {
   const std::string_view* name = StringAttr(op, "parameter_name");
   if (name == nullptr || op.num_results() != 1) {
     return Fail(StatusCode::kInvalid, op, index, "needs a string attribute 'parameter_name'");
@@ -281,6 +331,14 @@ Status PirInterpreter::RunParameter(const newir::Operation& op, int index) {
   }
   Bind(op.result(0), *tensor);
   return Status::Ok();
+}
+
+Status PirInterpreter::RunSetParameter(const newir::Operation& op, int index, int /*depth*/) {
+  return RunScopeWrite(op, index, "parameter_name");
+}
+
+Status PirInterpreter::RunShadowOutput(const newir::Operation& op, int index, int /*depth*/) {
+  return RunScopeWrite(op, index, "output_name");
 }
 
 Status PirInterpreter::RunScopeWrite(const newir::Operation& op, int index, const char* name_attr) {
@@ -299,7 +357,7 @@ Status PirInterpreter::RunScopeWrite(const newir::Operation& op, int index, cons
   return Status::Ok();
 }
 
-Status PirInterpreter::RunCombine(const newir::Operation& op, int index) {
+Status PirInterpreter::RunCombine(const newir::Operation& op, int index, int /*depth*/) {
   PirSlot slot;
   slot.is_vector = true;
   for (size_t i = 0; i < op.num_operands(); ++i) {
@@ -310,7 +368,7 @@ Status PirInterpreter::RunCombine(const newir::Operation& op, int index) {
   return Status::Ok();
 }
 
-Status PirInterpreter::RunSplit(const newir::Operation& op, int index) {
+Status PirInterpreter::RunSplit(const newir::Operation& op, int index, int /*depth*/) {
   IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, 0));
   if (!slot->is_vector || slot->elements.size() != op.num_results()) {
     return Fail(StatusCode::kInvalid, op, index,
@@ -322,7 +380,7 @@ Status PirInterpreter::RunSplit(const newir::Operation& op, int index) {
   return Status::Ok();
 }
 
-Status PirInterpreter::RunSlice(const newir::Operation& op, int index) {
+Status PirInterpreter::RunSlice(const newir::Operation& op, int index, int /*depth*/) {
   IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, 0));
   const int32_t* at = op.attribute("index").AsInt32();
   const size_t size = slot->is_vector ? slot->elements.size() : 1;
@@ -335,7 +393,7 @@ Status PirInterpreter::RunSlice(const newir::Operation& op, int index) {
   return Status::Ok();
 }
 
-Status PirInterpreter::RunFeed(const newir::Operation& op, int index) {
+Status PirInterpreter::RunFeed(const newir::Operation& op, int index, int /*depth*/) {
   const std::string_view* name_attr = StringAttr(op, "name");
   if (name_attr == nullptr || op.num_results() != 1) {
     return Fail(StatusCode::kInvalid, op, index, "needs a string attribute 'name'");
@@ -376,7 +434,7 @@ Status PirInterpreter::RunJobInput(const newir::Operation& op, int index, const 
   return Status::Ok();
 }
 
-Status PirInterpreter::RunFetch(const newir::Operation& op, int index) {
+Status PirInterpreter::RunFetch(const newir::Operation& op, int index, int /*depth*/) {
   const std::string_view* name = StringAttr(op, "name");
   const int32_t* col = op.attribute("col").AsInt32();
   if (name == nullptr || col == nullptr) {
@@ -400,12 +458,20 @@ StatusOr<const PirSlot*> PirInterpreter::Read(const newir::Operation& op, int in
     return Fail(StatusCode::kInvalid, op, index,
                 fmt::format("{} is absent", OperandLabel(op, operand)));
   }
-  auto it = slots_.find(value);
-  if (it == slots_.end() || (!it->second.is_vector && !it->second.tensor.defined())) {
+  const PirSlot* slot = SlotOf(value);
+  if (slot == nullptr || (!slot->is_vector && !slot->tensor.defined())) {
     return Fail(StatusCode::kInvalid, op, index,
                 fmt::format("{} reads a value that was not computed", OperandLabel(op, operand)));
   }
-  return &it->second;
+  return slot;
+}
+
+StatusOr<const PirSlot*> PirInterpreter::Read(const PirOpPlan& plan, size_t operand) const {
+  const uint32_t at = plan.operands[operand];
+  if (at == PirOpPlan::kAbsent) return Read(*plan.op, plan.index, operand);  // its error
+  const PirSlot& slot = slots_[at];
+  if (!slot.is_vector && !slot.tensor.defined()) return Read(*plan.op, plan.index, operand);
+  return &slot;
 }
 
 StatusOr<const Tensor*> PirInterpreter::ReadTensor(const newir::Operation& op, int index,
@@ -418,15 +484,27 @@ StatusOr<const Tensor*> PirInterpreter::ReadTensor(const newir::Operation& op, i
   return &slot->tensor;
 }
 
+const PirSlot* PirInterpreter::SlotOf(const newir::Value* value) const {
+  auto it = plan_.slots.find(value);
+  return it == plan_.slots.end() ? nullptr : &slots_[it->second];
+}
+
+PirSlot* PirInterpreter::SlotOf(const newir::Value* value) {
+  auto it = plan_.slots.find(value);
+  return it == plan_.slots.end() ? nullptr : &slots_[it->second];
+}
+
 void PirInterpreter::Bind(const newir::Value* value, Tensor tensor) {
-  PirSlot& slot = slots_[value];
-  slot.tensor = std::move(tensor);
-  slot.elements.clear();
-  slot.is_vector = false;
+  // Every value of the prepared program has a slot; nothing else is ever bound.
+  PirSlot* slot = SlotOf(value);
+  if (slot == nullptr) return;
+  slot->tensor = std::move(tensor);
+  slot->elements.clear();
+  slot->is_vector = false;
 }
 
 void PirInterpreter::Bind(const newir::Value* value, PirSlot slot) {
-  slots_[value] = std::move(slot);
+  if (PirSlot* held = SlotOf(value)) *held = std::move(slot);
 }
 
 std::string PirInterpreter::OperandLabel(const newir::Operation& op, size_t operand) {

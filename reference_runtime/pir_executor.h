@@ -16,7 +16,10 @@
 // as the verifier writes it ("in region 0 of op 5 (pd_op.if)").
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -25,11 +28,17 @@
 
 namespace irm::rt {
 
+struct PirProgramPlan;  // pir_interpreter.h
+struct PirSlot;         // pir_interpreter.h
+
 class PirExecutor : public Executor {
  public:
-  // `program` must be verified (newir::VerifyProgram) and outlive the executor: it is kept by
-  // reference, not copied.
+  // `program` must be verified (newir::VerifyProgram), outlive the executor and stay as it is
+  // while the executor lives: it is kept by reference, not copied, and prepared once here (each
+  // op's handler or binding, its kernel, its converted attributes, a slot per value) for every
+  // run to reuse.
   PirExecutor(const newir::Program& program, ExecutorOptions options);
+  ~PirExecutor() override;
 
   StatusOr<std::vector<Fetch>> Run(Scope& persistent, const FeedMap& feeds) override;
   // builtin.shadow_output writes `job_scope` (a name `persistent` holds: there), and pd_op.data /
@@ -46,8 +55,21 @@ class PirExecutor : public Executor {
   std::vector<std::string> FetchNames() const override;
 
  private:
+  // Run (job_scope null) and RunJob.
+  StatusOr<std::vector<Fetch>> RunIn(Scope& persistent, Scope* job_scope, const FeedMap& feeds);
+
   const newir::Program& program_;
   ExecutorOptions options_;
+  std::unique_ptr<const PirProgramPlan> plan_;
+  // The value slots of the last run, emptied, for the next one: a step of a program of many
+  // values would otherwise allocate, page in and free a slot per value every time. Null while
+  // a run holds them (a concurrent run makes its own).
+  std::mutex spare_mutex_;
+  std::unique_ptr<std::vector<PirSlot>> spare_slots_;
 };
+
+// Whether the executor runs `op_name` itself (builtin.*, cf.yield, pd_op.data/feed/fetch,
+// pd_op.if/while) rather than through the binding table: a name of its interpreted-op table.
+bool IsInterpretedOp(std::string_view op_name);
 
 }  // namespace irm::rt

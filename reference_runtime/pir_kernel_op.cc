@@ -62,17 +62,20 @@ Status PirInterpreter::RunPassThrough(const newir::Operation& op, int index) {
   return Status::Ok();
 }
 
-StatusOr<AttrValue> PirInterpreter::ReadMutable(const newir::Operation& op, int index,
-                                                size_t operand, OperandRole role) const {
-  IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, operand));
-  const std::string label = OperandLabel(op, operand);
+StatusOr<AttrValue> PirInterpreter::ReadMutable(const PirOpPlan& plan, size_t operand,
+                                                OperandRole role) const {
+  const newir::Operation& op = *plan.op;
+  const int index = plan.index;
+  IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(plan, operand));
+  // Named only in an error: formatted there, not on every step.
+  auto label = [&] { return OperandLabel(op, operand); };
   if (role == OperandRole::kIntArray) {
     std::vector<int64_t> values;
     if (!slot->is_vector) {
       const Tensor& t = slot->tensor;
       if (!IsIntegerDType(t.dtype())) {
         return Fail(StatusCode::kInvalid, op, index,
-                    fmt::format("{} must be an integer tensor, got {}", label, t.Describe()));
+                    fmt::format("{} must be an integer tensor, got {}", label(), t.Describe()));
       }
       for (int64_t i = 0; i < t.numel(); ++i) values.push_back(ElementAsInt64(t, i));
       return AttrValue(std::move(values));
@@ -83,7 +86,7 @@ StatusOr<AttrValue> PirInterpreter::ReadMutable(const newir::Operation& op, int 
         return Fail(StatusCode::kInvalid, op, index,
                     fmt::format("element {} of {} must be an integer tensor holding one value, "
                                 "got {}",
-                                k, label, t.Describe()));
+                                k, label(), t.Describe()));
       }
       values.push_back(ElementAsInt64(t, 0));
     }
@@ -91,13 +94,13 @@ StatusOr<AttrValue> PirInterpreter::ReadMutable(const newir::Operation& op, int 
   }
   if (slot->is_vector) {
     return Fail(StatusCode::kInvalid, op, index,
-                fmt::format("{} must be a tensor holding one value, not a vector", label));
+                fmt::format("{} must be a tensor holding one value, not a vector", label()));
   }
   const Tensor& t = slot->tensor;
   if (role == OperandRole::kInt) {
     if (!IsIntegerDType(t.dtype()) || t.numel() != 1) {
       return Fail(StatusCode::kInvalid, op, index,
-                  fmt::format("{} must be an integer tensor holding one value, got {}", label,
+                  fmt::format("{} must be an integer tensor holding one value, got {}", label(),
                               t.Describe()));
     }
     return AttrValue(ElementAsInt64(t, 0));
@@ -105,13 +108,15 @@ StatusOr<AttrValue> PirInterpreter::ReadMutable(const newir::Operation& op, int 
   if (!IsRealDType(t.dtype()) || t.numel() != 1) {
     return Fail(
         StatusCode::kInvalid, op, index,
-        fmt::format("{} must be a real tensor holding one value, got {}", label, t.Describe()));
+        fmt::format("{} must be a real tensor holding one value, got {}", label(), t.Describe()));
   }
   return AttrValue(ElementAsDouble(t, 0));
 }
 
-StatusOr<DType> PirInterpreter::KernelDType(const newir::Operation& op, const OpBinding& binding,
-                                            int index, const KernelAttrs& attrs) const {
+StatusOr<DType> PirInterpreter::KernelDType(const PirOpPlan& plan, const KernelAttrs& attrs) const {
+  const newir::Operation& op = *plan.op;
+  const int index = plan.index;
+  const OpBinding& binding = *plan.binding;
   if (binding.dtype_operand < 0) {
     auto it = attrs.values().find("dtype");
     if (it == attrs.values().end() || !std::holds_alternative<DType>(it->second)) {
@@ -121,7 +126,7 @@ StatusOr<DType> PirInterpreter::KernelDType(const newir::Operation& op, const Op
     return std::get<DType>(it->second);
   }
   const size_t operand = static_cast<size_t>(binding.dtype_operand);
-  IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, operand));
+  IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(plan, operand));
   if (!slot->is_vector) return slot->tensor.dtype();
   if (slot->elements.empty()) {
     return Fail(
@@ -164,85 +169,83 @@ size_t PirInterpreter::NamedElement(const newir::Operation& op, int index) const
   return 0;
 }
 
-Status PirInterpreter::RunKernelOp(const newir::Operation& op, const OpBinding& binding,
-                                   int index) {
-  if (op.num_operands() != binding.roles.size() ||
-      op.num_results() != binding.inplace_operand.size()) {
+Status PirInterpreter::RunKernelOp(const PirOpPlan& plan) {
+  const newir::Operation& op = *plan.op;
+  const int index = plan.index;
+  const OpBinding& binding = *plan.binding;
+  if (plan.kernel == nullptr) {
+    // Prepared whenever the op matches its binding's signature: it does not.
     return Fail(StatusCode::kInvalid, op, index,
                 fmt::format("has {} operands and {} results but its signature has {} and {}",
                             op.num_operands(), op.num_results(), binding.roles.size(),
                             binding.inplace_operand.size()));
   }
-  KernelCall call;
-  IRM_RETURN_IF_ERROR(Locate(ConvertAttributes(op, binding, call.attrs), op, index));
+  const PirKernelPlan& prepared = *plan.kernel;
+  if (!prepared.attrs_status.ok()) return Locate(prepared.attrs_status, op, index);
+  KernelCall& call = call_;
+  call.inputs.clear();
+  call.outputs.clear();
+  call.context = KernelContext();
+  call.attrs = prepared.attrs;
   for (size_t i = 0; i < op.num_operands(); ++i) {
     const OperandRole role = binding.roles[i];
     if (role == OperandRole::kTarget) continue;
-    if (op.operand(i) == nullptr) {
+    if (plan.operands[i] == PirOpPlan::kAbsent) {
       // An absent optional input is a null input; an absent mutable operand no attribute.
       if (role == OperandRole::kInput) call.inputs.push_back(nullptr);
       continue;
     }
     if (role != OperandRole::kInput) {
-      IRM_ASSIGN_OR_RETURN(AttrValue value, ReadMutable(op, index, i, role));
+      IRM_ASSIGN_OR_RETURN(AttrValue value, ReadMutable(plan, i, role));
       call.attrs.Set(binding.info->operands[i].name, std::move(value));
       continue;
     }
-    IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(op, index, i));
+    IRM_ASSIGN_OR_RETURN(const PirSlot* slot, Read(plan, i));
     if (slot->is_vector) {
       for (const Tensor& t : slot->elements) call.inputs.push_back(&t);
     } else {
       call.inputs.push_back(&slot->tensor);
     }
   }
-  IRM_ASSIGN_OR_RETURN(const DType dtype, KernelDType(op, binding, index, call.attrs));
+  IRM_ASSIGN_OR_RETURN(const DType dtype, KernelDType(plan, call.attrs));
 
   // Outputs in result order, a vector result one output per element of its type; a result of
   // null type (an absent optional output) gets a null output.
-  std::vector<size_t> first(op.num_results());
-  std::vector<size_t> count(op.num_results());
-  size_t total = 0;
+  const std::vector<size_t>& first = prepared.first_output;
+  const std::vector<size_t>& count = prepared.output_count;
+  std::vector<Tensor>& outputs = outputs_;
+  outputs.clear();
+  outputs.resize(prepared.num_outputs);
   for (size_t r = 0; r < op.num_results(); ++r) {
-    const newir::Type& type = op.result(r)->type();
-    first[r] = total;
-    count[r] = type.kind() == newir::TypeKind::kVector ? type.elements().size() : 1;
-    total += count[r];
-  }
-  std::vector<Tensor> outputs(total);
-  for (size_t r = 0; r < op.num_results(); ++r) {
-    const bool absent = op.result(r)->type().IsNull();
     for (size_t k = 0; k < count[r]; ++k) {
-      call.outputs.push_back(absent ? nullptr : &outputs[first[r] + k]);
+      call.outputs.push_back(prepared.absent[r] ? nullptr : &outputs[first[r] + k]);
     }
   }
 
   call.context.gemm = options_.gemm;
   call.context.program_seed = options_.seed;
   if (binding.random) {
-    // A random op's stream and shard follow its first result's logical name: the legacy var name
-    // the translator recorded, so both executors draw the same numbers for the same var.
-    const std::string name = PirLogicalName(op, 0, index);
-    call.context.op_identity = OpIdentity(name);
-    auto shard = options_.shards.find(name);
+    call.context.op_identity = prepared.op_identity;
+    auto shard = options_.shards.find(prepared.random_name);
     if (shard != options_.shards.end()) {
       call.context.shard = &shard->second;
       call.context.shard_var = shard->first;
     }
   }
 
-  const Status status = kernels_.Run(binding.kernel, dtype, call);
+  const Status status = prepared.kernel.Run(dtype, call);
   if (!status.ok()) return Locate(status, op, index);
 
   for (size_t r = 0; r < op.num_results(); ++r) {
-    const newir::Value* result = op.result(r);
-    if (result->type().IsNull()) continue;
-    if (result->type().kind() == newir::TypeKind::kVector) {
+    if (prepared.absent[r]) continue;
+    PirSlot& result = slots_[plan.results[r]];
+    if (prepared.is_vector[r]) {
       PirSlot slot;
       slot.is_vector = true;
       for (size_t k = 0; k < count[r]; ++k) {
         slot.elements.push_back(std::move(outputs[first[r] + k]));
       }
-      Bind(result, std::move(slot));
+      result = std::move(slot);
       continue;
     }
     Tensor out = std::move(outputs[first[r]]);
@@ -260,7 +263,9 @@ Status PirInterpreter::RunKernelOp(const newir::Operation& op, const OpBinding& 
       }
     }
     // A result its kernel did not produce stays undefined: the observer sees null, a reader fails.
-    Bind(result, std::move(out));
+    result.tensor = std::move(out);
+    result.elements.clear();
+    result.is_vector = false;
   }
   return Status::Ok();
 }

@@ -97,8 +97,11 @@ StatusOr<Tensor> Tensor::Zeros(DType dtype, std::vector<int64_t> shape, Device d
         fmt::format("shape {} is not a valid tensor shape (a negative dim, or too large)",
                     ShapeToString(shape)));
   }
-  IRM_RETURN_IF_ERROR(CheckTensorBytes(
-      *bytes, fmt::format("a {} tensor of shape {}", DTypeName(dtype), ShapeToString(shape))));
+  // The description is formatted only for a refusal: Zeros runs for most kernel outputs.
+  if (*bytes > MaxTensorBytes()) {
+    return CheckTensorBytes(
+        *bytes, fmt::format("a {} tensor of shape {}", DTypeName(dtype), ShapeToString(shape)));
+  }
   try {
     return ZerosUnchecked(dtype, std::move(shape));
   } catch (const std::bad_alloc&) {
