@@ -93,48 +93,6 @@ StatusOr<corpus::ModelBundle> WriteBundle(const corpus::ModelRecipe& recipe,
   return made;
 }
 
-// The serial program's float64 shadow, which the noise-floor tier arbitrates by (docs/parity.md):
-// from the serial startup's parameters widened, each step fed the serial run's draws widened, as
-// `ir-migrate parity --serial` runs it (serial_parity.cc).
-struct Shadow {
-  rt::Scope scope;
-  std::vector<std::vector<rt::Fetch>> fetches;  // per step
-};
-
-rt::Tensor Widened(const rt::Tensor& t) {
-  if (t.dtype() != DType::kFloat32) return t.Clone();
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = t.data<float>()[i];
-  return rt::Tensor::FromVector(v, t.shape());
-}
-
-StatusOr<std::unique_ptr<Shadow>> RunShadow(const oldir::passes::RankPrograms& serial, int steps,
-                                            uint64_t seed, int64_t rows) {
-  rt::ExecutorOptions options;
-  options.seed = seed;
-  auto shadow = std::make_unique<Shadow>();
-  rt::Scope narrow;
-  rt::LegacyExecutor init(serial.startup, options);
-  IRM_RETURN_IF_ERROR(init.plan_status());
-  IRM_RETURN_IF_ERROR(init.Run(narrow, {}).status());
-  for (const auto& [name, tensor] : DefinedVars(narrow)) shadow->scope.Set(name, Widened(*tensor));
-  oldir::Program wide = serial.main;
-  oldir::PromoteToFloat64(wide);
-  rt::LegacyExecutor declared(serial.main, options);
-  rt::LegacyExecutor step(wide, options);
-  IRM_RETURN_IF_ERROR(declared.plan_status());
-  IRM_RETURN_IF_ERROR(step.plan_status());
-  for (int s = 1; s <= steps; ++s) {
-    rt::FeedMap feeds;
-    for (const rt::FeedSpec& spec : declared.FeedSpecs()) {
-      feeds[spec.name] = Widened(rt::RandomFeed(spec, seed, s, rows));
-    }
-    IRM_ASSIGN_OR_RETURN(std::vector<rt::Fetch> fetched, step.Run(shadow->scope, feeds));
-    shadow->fetches.push_back(std::move(fetched));
-  }
-  return shadow;
-}
-
 // Every tensor that misses the tier, with its worst error, for the failure message.
 std::string FailingTensors(const ParityReport& report) {
   std::string out;
@@ -207,9 +165,9 @@ TEST_P(NewIrParallelizeTest, MatchesTheSerialRunAndTheLegacyPasses) {
   // tier of the legacy matrix cases): the gpt's key biases have a gradient that is zero but for
   // rounding (softmax is invariant to a shift along the keys), which no summation order can
   // reproduce bit for bit. The mlp needs no arbitration.
-  StatusOr<std::unique_ptr<Shadow>> shadow =
-      RunShadow(serial_made->ranks[0], c.recipe.steps, static_cast<uint64_t>(bundle->seed),
-                rows * strategy.dp_degree);
+  StatusOr<std::unique_ptr<Float64Shadow>> shadow = RunFloat64Shadow(
+      &serial_made->ranks[0].startup, serial_made->ranks[0].main, c.recipe.steps,
+      static_cast<uint64_t>(bundle->seed), rows * strategy.dp_degree, rt::GemmMode::kBlas);
   ASSERT_TRUE(shadow.ok()) << shadow.status().ToString();
   ParityReport against_serial;
   against_serial.against_serial = true;

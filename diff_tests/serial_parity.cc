@@ -232,15 +232,6 @@ void CompareVarsWithSerial(const oldir::Bundle& bundle, const std::vector<rt::Ra
   }
 }
 
-// The serial program's float64 shadow (oldir::PromoteToFloat64), started from the serial
-// startup's float32 parameters widened, fed each step the serial run's feeds widened: the same
-// draws (run.h's RandomFeed, by the serial program's own declarations, as a rank without a plan
-// draws them).
-struct ShadowRun {
-  rt::Scope scope;
-  std::vector<std::vector<rt::Fetch>> fetches;  // per step
-};
-
 rt::Tensor Widened(const rt::Tensor& t) {
   if (t.dtype() != DType::kFloat32) return t.Clone();
   std::vector<double> v(static_cast<size_t>(t.numel()));
@@ -248,13 +239,16 @@ rt::Tensor Widened(const rt::Tensor& t) {
   return rt::Tensor::FromVector(v, t.shape());
 }
 
-StatusOr<std::unique_ptr<ShadowRun>> RunShadow(const oldir::Program* startup,
-                                               const oldir::Program& main, int steps, uint64_t seed,
-                                               int64_t rows, rt::GemmMode gemm) {
+}  // namespace
+
+StatusOr<std::unique_ptr<Float64Shadow>> RunFloat64Shadow(const oldir::Program* startup,
+                                                          const oldir::Program& main, int steps,
+                                                          uint64_t seed, int64_t rows,
+                                                          rt::GemmMode gemm) {
   rt::ExecutorOptions eo;
   eo.seed = seed;
   eo.gemm = gemm;
-  auto shadow = std::make_unique<ShadowRun>();
+  auto shadow = std::make_unique<Float64Shadow>();
   if (startup != nullptr) {
     rt::Scope narrow;
     rt::LegacyExecutor init(*startup, eo);
@@ -284,11 +278,13 @@ StatusOr<std::unique_ptr<ShadowRun>> RunShadow(const oldir::Program* startup,
   return shadow;
 }
 
+namespace {
+
 // What one comparison reads: both bundles' runs and the shadow.
 struct Runs {
   rt::MultiRankResult distributed;
   rt::MultiRankResult serial;
-  std::unique_ptr<ShadowRun> shadow;
+  std::unique_ptr<Float64Shadow> shadow;
 };
 
 struct Setup {
@@ -335,8 +331,9 @@ StatusOr<Runs> RunAll(const Setup& setup, int steps, const SerialParityOptions& 
       runs.serial, RunSideOf(setup.serial_dir, steps, setup.seed, global_rows, options, "serial"));
   if (options.tier == Tier::kNoiseFloor) {
     IRM_ASSIGN_OR_RETURN(
-        runs.shadow, RunShadow(setup.serial_startup ? &*setup.serial_startup : nullptr,
-                               *setup.serial_main, steps, setup.seed, global_rows, options.gemm));
+        runs.shadow,
+        RunFloat64Shadow(setup.serial_startup ? &*setup.serial_startup : nullptr,
+                         *setup.serial_main, steps, setup.seed, global_rows, options.gemm));
   }
   return runs;
 }

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,19 @@ struct SerialOutcome {
   const rt::Scope* shadow = nullptr;
   const std::vector<std::vector<rt::Fetch>>* shadow_fetches = nullptr;
 };
+// The serial program's float64 shadow (oldir::PromoteToFloat64), started from the serial
+// startup's float32 parameters widened (none without `startup`), fed each step the serial run's
+// feeds widened: the same draws (run.h's RandomFeed of `rows` rows, by `main`'s own float32
+// declarations, as a rank without a plan draws them). What the noise-floor tier arbitrates by.
+struct Float64Shadow {
+  rt::Scope scope;
+  std::vector<std::vector<rt::Fetch>> fetches;  // per step
+};
+StatusOr<std::unique_ptr<Float64Shadow>> RunFloat64Shadow(const oldir::Program* startup,
+                                                          const oldir::Program& main, int steps,
+                                                          uint64_t seed, int64_t rows,
+                                                          rt::GemmMode gemm);
+
 // Appends to `report` every step's fetches and every var of the serial run's scope against the
 // distributed run's, and every reassembly finding. DataParallelDegree's errors.
 Status CompareWithSerial(const DistributedOutcome& distributed, const SerialOutcome& serial,

@@ -9,37 +9,20 @@
 #include <set>
 
 #include "newir/auto_parallel/spmd_rules.h"
+#include "newir/auto_parallel/spmd_rules_test_support.h"
 
 namespace irm::newir {
 namespace {
 
-using Dims = std::vector<int64_t>;
-using Partials = std::map<int64_t, ReduceType>;
-
-ProcessMesh Mesh(Dims shape, Dims ids) {
-  ProcessMesh mesh;
-  mesh.shape = std::move(shape);
-  mesh.process_ids = std::move(ids);
-  return mesh;
-}
+using testing::Dims;
+using testing::MappingOf;
+using testing::Mesh;
+using testing::Partials;
+using testing::Spec;
 
 const ProcessMesh kMesh2x3 = Mesh({2, 3}, {0, 1, 2, 3, 4, 5});
 const ProcessMesh kMesh2x4 = Mesh({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
 const ProcessMesh kMesh2 = Mesh({2}, {0, 1});
-
-DistTensorSpec Spec(Dims shape, const ProcessMesh& mesh, Dims mapping, Partials partial = {}) {
-  DistTensorSpec spec;
-  spec.shape = std::move(shape);
-  spec.dist.mesh = mesh;
-  spec.dist.dims_mapping = std::move(mapping);
-  spec.dist.partial_status = std::move(partial);
-  return spec;
-}
-
-Dims MappingOf(const std::optional<TensorDistAttr>& dist) {
-  EXPECT_TRUE(dist.has_value());
-  return dist ? dist->dims_mapping : Dims{-99};
-}
 
 Partials PartialOf(const std::optional<TensorDistAttr>& dist) {
   return dist ? dist->partial_status : Partials{{-99, ReduceType::kSum}};

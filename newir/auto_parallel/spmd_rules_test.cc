@@ -3,6 +3,7 @@
 // Paddle gives it), plus the grad and optimizer rules on the layouts a DP or TP mlp step makes,
 // worked out by hand from paddle/phi/infermeta/spmd_rules/*.cc.
 #include "newir/auto_parallel/spmd_rules.h"
+#include "newir/auto_parallel/spmd_rules_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -11,34 +12,15 @@
 namespace irm::newir {
 namespace {
 
-using Dims = std::vector<int64_t>;
-
-ProcessMesh Mesh(Dims shape, Dims ids) {
-  ProcessMesh mesh;
-  mesh.shape = std::move(shape);
-  mesh.process_ids = std::move(ids);
-  return mesh;
-}
+using testing::Dims;
+using testing::MappingOf;
+using testing::Mesh;
+using testing::Spec;
 
 // The meshes of Paddle's tests.
 const ProcessMesh kMesh2x3 = Mesh({2, 3}, {0, 1, 2, 3, 4, 5});
 const ProcessMesh kMesh2x4 = Mesh({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
 const ProcessMesh kMesh4 = Mesh({4}, {0, 1, 2, 3});
-
-DistTensorSpec Spec(Dims shape, const ProcessMesh& mesh, Dims mapping,
-                    std::map<int64_t, ReduceType> partial = {}) {
-  DistTensorSpec spec;
-  spec.shape = std::move(shape);
-  spec.dist.mesh = mesh;
-  spec.dist.dims_mapping = std::move(mapping);
-  spec.dist.partial_status = std::move(partial);
-  return spec;
-}
-
-Dims MappingOf(const std::optional<TensorDistAttr>& dist) {
-  EXPECT_TRUE(dist.has_value());
-  return dist ? dist->dims_mapping : Dims{-99};
-}
 
 std::set<int64_t> PartialDims(const std::optional<TensorDistAttr>& dist) {
   std::set<int64_t> dims;
