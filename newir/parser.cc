@@ -24,12 +24,14 @@ using ResultNames = std::vector<std::pair<std::string_view, size_t>>;
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& file, const ParseOptions& options)
-      : c_(text, file), options_(options) {}
+  Parser(std::string_view text, const std::string& file, const ParseOptions& options,
+         OpLines* op_lines)
+      : c_(text, file), options_(options), op_lines_(op_lines) {}
 
   StatusOr<Program> ParseWholeProgram() {
     Program program;
     c_.SkipWs();
+    Record(&program.module(), c_.pos());
     IRM_RETURN_IF_ERROR(ParseBlock(program.block()));
     c_.SkipWs();
     if (!c_.AtEnd()) return c_.Expected("end of input", "after the program");
@@ -203,10 +205,19 @@ class Parser {
     const std::string_view text = c_.Rest();
     size_t p = 0;
     size_t count = 0;
+    // A comment runs to the end of its line; its braces are not the program's.
+    const auto skip_comment = [&text](size_t& at) {
+      if (text.substr(at, 2) != "//") return false;
+      while (at < text.size() && text[at] != '\n') ++at;
+      return true;
+    };
     while (true) {
-      while (p < text.size() &&
-             (text[p] == ' ' || text[p] == '\n' || text[p] == '\t' || text[p] == '\r')) {
-        ++p;
+      while (p < text.size()) {
+        if (text[p] == ' ' || text[p] == '\n' || text[p] == '\t' || text[p] == '\r') {
+          ++p;
+        } else if (!skip_comment(p)) {
+          break;
+        }
       }
       if (p >= text.size() || text[p] != '{') return count;
       int level = 0;
@@ -216,6 +227,8 @@ class Parser {
           for (++p; p < text.size() && text[p] != '"'; ++p) {
             if (text[p] == '\\') ++p;
           }
+        } else if (skip_comment(p)) {
+          if (p >= text.size()) break;
         } else if (ch == '{') {
           ++level;
         } else if (ch == '}' && --level == 0) {
@@ -272,7 +285,18 @@ class Parser {
     }
   }
 
+  // Notes where `op` starts, when the caller asked for op lines. Ops are recorded in text order
+  // (an op before the ops of its regions), so the line count only moves forward.
+  void Record(const Operation* op, size_t at) {
+    if (op_lines_ == nullptr) return;
+    const std::string_view counted = c_.Slice(line_pos_, at);
+    line_ += static_cast<int>(std::count(counted.begin(), counted.end(), '\n'));
+    line_pos_ = at;
+    (*op_lines_)[op] = line_;
+  }
+
   Status ParseOp(Block& block) {
+    const size_t op_at = c_.pos();
     ResultNames results;
     IRM_RETURN_IF_ERROR(c_.Expect("(", "to start an op (its result list)"));
     if (!c_.Consume(")")) {
@@ -314,7 +338,7 @@ class Parser {
     }
     IRM_RETURN_IF_ERROR(c_.Expect("(", "before operand list"));
     if (op_name == "pd_op.while" && c_.LookingAt("cond=")) {
-      return ParseWhile(block, op_name, info, results);
+      return ParseWhile(block, op_name, info, results, op_at);
     }
     std::vector<Value*> operands;
     std::vector<size_t> operand_at;
@@ -368,6 +392,7 @@ class Parser {
     const size_t num_regions = if_form ? 2 : layout ? layout->size() : CountRegions();
     Operation* created = block.PushBack(
         Operation::Create(op_name, operands, result_types, std::move(attrs), num_regions, info));
+    Record(created, op_at);
     for (size_t i = 0; i < results.size(); ++i) {
       IRM_RETURN_IF_ERROR(Define(results[i].first, results[i].second, created->result(i)));
     }
@@ -394,7 +419,7 @@ class Parser {
   // `(cond=%c, inputs=%a, %b) [{attrs}] {` `^%arg_0 {…}, …` ops `}`; results and body arguments
   // take the inputs' types unless the header says otherwise.
   Status ParseWhile(Block& block, const std::string& op_name, const OpInfo* info,
-                    const ResultNames& results) {
+                    const ResultNames& results, size_t op_at) {
     std::vector<Value*> operands;
     IRM_RETURN_IF_ERROR(c_.Expect("cond=", "in pd_op.while"));
     IRM_ASSIGN_OR_RETURN(Value * cond, ParseOperand(block));
@@ -427,6 +452,7 @@ class Parser {
     IRM_RETURN_IF_ERROR(c_.Expect("{", "to open the pd_op.while body"));
     Operation* created = block.PushBack(
         Operation::Create(op_name, operands, input_types, std::move(attrs), 1, info));
+    Record(created, op_at);
     for (size_t i = 0; i < results.size(); ++i) {
       IRM_RETURN_IF_ERROR(Define(results[i].first, results[i].second, created->result(i)));
     }
@@ -439,6 +465,9 @@ class Parser {
 
   TextCursor c_;
   const ParseOptions& options_;
+  OpLines* op_lines_;
+  size_t line_pos_ = 0;  // Record has counted the lines up to here
+  int line_ = 1;
   std::unordered_map<std::string, Value*> values_;
 };
 
@@ -453,7 +482,12 @@ StatusOr<T> Whole(TextCursor& c, StatusOr<T> v) {
 
 StatusOr<Program> ParseProgram(std::string_view text, const std::string& file,
                                const ParseOptions& options) {
-  Parser parser(text, file, options);
+  return ParseProgram(text, file, options, nullptr);
+}
+
+StatusOr<Program> ParseProgram(std::string_view text, const std::string& file,
+                               const ParseOptions& options, OpLines* op_lines) {
+  Parser parser(text, file, options, op_lines);
   return parser.ParseWholeProgram();
 }
 

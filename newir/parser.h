@@ -51,6 +51,8 @@
 // region of one block unless the op line ends with `[regions:…]`; pd_op.while results and body
 // arguments take the types of its loop inputs unless the header gives another.
 //
+// `//` starts a comment that runs to the end of its line (text_cursor.h); the printer writes none.
+//
 // In strings, `\"` and `\\` are escapes and any other backslash is kept as written (Paddle escapes
 // only quotes, so its `"C:\dir"` reads as it was).
 //
@@ -61,6 +63,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "common/status.h"
 #include "newir/op_info.h"
@@ -78,6 +81,15 @@ struct ParseOptions {
 // The text of a whole program (`{` ops `}`). `file` only names the input in diagnostics.
 StatusOr<Program> ParseProgram(std::string_view text, const std::string& file = "<text>",
                                const ParseOptions& options = {});
+
+// The 1-based line where each op of a parsed program starts (its result list), the module at the
+// line of the top block's `{`: for tools that point findings about ops back at the text (opt
+// --verify-diagnostics).
+using OpLines = std::unordered_map<const Operation*, int>;
+
+// As above, filling `op_lines` (when not null) as the ops are read.
+StatusOr<Program> ParseProgram(std::string_view text, const std::string& file,
+                               const ParseOptions& options, OpLines* op_lines);
 
 // One attribute value in any of the forms above. An untyped value takes `expected` as its kind
 // (kNull: the fallback).

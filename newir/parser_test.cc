@@ -372,6 +372,60 @@ TEST(ParserTest, WhitespaceIsFree) {
       "    () = \"pd_op.relu\" (%0) {} : (builtin.tensor<f32>) -> \n}\n");
 }
 
+// `//` comments are blanks, as in MLIR's text form: before and after ops, ending a line, after a
+// zero-result type list, between an op and its region; their braces open nothing, and `//` in a
+// string is part of the string.
+TEST(ParserTest, CommentsAreBlanks) {
+  EXPECT_EQ(Reprint("// a test file\n"
+                    "{ // the top block\n"
+                    "    (%a) = \"builtin.parameter\" () {parameter_name:\"p//q\"} : () -> "
+                    "builtin.tensor<b> // ends a line {\n"
+                    "    // expected-error @+1 {{not parsed}}\n"
+                    "    (%r) = \"pd_op.if\" (%a) {} -> builtin.tensor<b> { // then {\n"
+                    "        () = \"cf.yield\" (%a) {} : (builtin.tensor<b>) -> // none }\n"
+                    "    } else {\n"
+                    "        () = \"cf.yield\" (%a) {} : (builtin.tensor<b>) -> \n"
+                    "    }\n"
+                    "}\n"
+                    "// -----\n"),
+            "{\n    (%0) = \"builtin.parameter\" () {parameter_name:\"p//q\"} : () -> "
+            "builtin.tensor<b>\n"
+            "    (%1) = \"pd_op.if\" (%0) {} -> builtin.tensor<b> {\n"
+            "        () = \"cf.yield\" (%0) {} : (builtin.tensor<b>) -> \n"
+            "    } else {\n"
+            "        () = \"cf.yield\" (%0) {} : (builtin.tensor<b>) -> \n"
+            "    }\n}\n");
+  // A comment inside an op line hides the rest of it.
+  EXPECT_EQ(ErrorOf("{\n() = // \"pd_op.relu\"\n}"),
+            "bad.pir:2:21: error: expected an op name in quotes, found end of line");
+}
+
+// Where each op starts: the module at the top block's `{`, an op at its result list, a while op
+// before the ops of its body.
+TEST(ParserTest, OpLinesAreRecorded) {
+  const std::string text =
+      "// header\n"
+      "{\n"
+      "    (%0) = \"builtin.parameter\" () {parameter_name:\"c\"} : () -> builtin.tensor<1xb>\n"
+      "\n"
+      "    (%1) = \"pd_op.while\" (cond=%0, inputs=%0) {\n"
+      "        ^%arg_0 {stop_gradient:[false]}\n"
+      "        () = \"cf.yield\" (%arg_0, %arg_0) {} : (builtin.tensor<1xb>, "
+      "builtin.tensor<1xb>) -> \n"
+      "    }\n"
+      "}\n";
+  OpLines lines;
+  StatusOr<Program> program = ParseProgram(text, "l.pir", {}, &lines);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  ASSERT_EQ(lines.size(), 4u);
+  const Operation* param = program->block().front();
+  const Operation* loop = param->next();
+  EXPECT_EQ(lines.at(&program->module()), 2);
+  EXPECT_EQ(lines.at(param), 3);
+  EXPECT_EQ(lines.at(loop), 5);
+  EXPECT_EQ(lines.at(loop->region(0).front().front()), 7);
+}
+
 // ---- Lossless round trips of what Paddle's text loses -----------------------------------------
 
 TEST(ParserTest, BlockArgumentsRoundTripLosslessly) {

@@ -10,7 +10,16 @@ namespace irm::newir {
 std::optional<FileFormat> DetectFileFormat(std::string_view bytes) {
   auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   size_t i = 0;
-  while (i < bytes.size() && is_blank(bytes[i])) ++i;
+  // Blanks and `//` comment lines (PIR text's comments; docs/opt.md) before the first brace.
+  while (i < bytes.size()) {
+    if (is_blank(bytes[i])) {
+      ++i;
+    } else if (bytes.substr(i, 2) == "//") {
+      while (i < bytes.size() && bytes[i] != '\n') ++i;
+    } else {
+      break;
+    }
+  }
   if (i == bytes.size() || bytes[i] != '{') return std::nullopt;
   for (++i; i < bytes.size() && is_blank(bytes[i]); ++i) {
   }

@@ -17,8 +17,8 @@ namespace irm::newir {
 
 enum class FileFormat { kText, kJson };
 
-// kJson or kText when the bytes (after blanks) open with `{` as one of the two forms does;
-// nullopt when they are not a new-IR program at all (a legacy ProgramDesc, say).
+// kJson or kText when the bytes (after blanks and `//` comment lines) open with `{` as one of the
+// two forms does; nullopt when they are not a new-IR program at all (a legacy ProgramDesc, say).
 std::optional<FileFormat> DetectFileFormat(std::string_view bytes);
 
 // By extension, for outputs: .pir -> text, .json -> JSON; nullopt when the name says nothing.

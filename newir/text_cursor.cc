@@ -10,14 +10,27 @@ bool IsNumberChar(char c) { return TextCursor::IsIdentChar(c) || c == '+' || c =
 
 }  // namespace
 
+void TextCursor::SkipComment() {
+  if (Peek() != '/' || Peek(1) != '/') return;
+  while (!AtEnd() && Peek() != '\n') ++pos_;
+}
+
 void TextCursor::SkipWs() {
-  while (!AtEnd() && (Peek() == ' ' || Peek() == '\t' || Peek() == '\n' || Peek() == '\r')) {
-    ++pos_;
+  while (!AtEnd()) {
+    const char c = Peek();
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      ++pos_;
+    } else if (c == '/' && Peek(1) == '/') {
+      SkipComment();
+    } else {
+      return;
+    }
   }
 }
 
 void TextCursor::SkipSpaces() {
   while (!AtEnd() && (Peek() == ' ' || Peek() == '\t')) ++pos_;
+  SkipComment();
 }
 
 bool TextCursor::Consume(std::string_view s) {

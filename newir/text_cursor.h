@@ -1,7 +1,11 @@
 // The character cursor under the PIR text parser: it lexes on demand (identifiers, numbers,
 // strings, integer lists), turns positions into `file:line:col` diagnostics, and counts nesting so
-// that no input can recurse deeper than kMaxParseDepth (values) or kMaxRegionNesting (regions). The
-// text form has no comments; blanks are spaces, tabs and newlines.
+// that no input can recurse deeper than kMaxParseDepth (values) or kMaxRegionNesting (regions).
+// Blanks are spaces, tabs and newlines; `//` starts a comment that runs to the end of the line, as
+// in MLIR's text form: test files carry `// expected-error` annotations and `// -----` separators
+// (opt --split-input-file), and the pass manager's IR dumps start with a `// -----// IR Dump`
+// line. The printer writes no comments, and Paddle's printer (paddle/pir/src/core/ir_printer.cc)
+// writes `//` only inside string attributes, which the string lexer reads apart.
 #pragma once
 
 #include <charconv>
@@ -41,10 +45,13 @@ class TextCursor {
   std::string_view Slice(size_t from, size_t to) const { return text_.substr(from, to - from); }
   bool LookingAt(std::string_view s) const { return Rest().substr(0, s.size()) == s; }
 
-  // Spaces, tabs and newlines.
+  // Spaces, tabs, newlines and comments.
   void SkipWs();
-  // Spaces and tabs only: where a newline ends a construct (an op's result type list).
+  // Spaces and tabs, then a comment up to (not including) its newline: where a newline ends a
+  // construct (an op's result type list).
   void SkipSpaces();
+  // A `//` comment up to (not including) its newline; nothing when the cursor is not at one.
+  void SkipComment();
 
   bool Consume(std::string_view s);
   Status Expect(std::string_view s, std::string_view context);

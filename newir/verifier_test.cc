@@ -2,7 +2,9 @@
 // locations of its findings (paths into nested regions), the first-error and all-findings entry
 // points and its behaviour on large and deeply nested programs. Each rule has a well-formed
 // program that passes and a broken one with the exact diagnostic. The op hooks are tested in
-// verifier_hooks_test.cc, the dist checks in verify_dist_test.cc.
+// verifier_hooks_test.cc, the dist checks in verify_dist_test.cc; cases that are only text in and a
+// finding out are annotated .pir files run by `opt --verify-diagnostics`
+// (tools/testdata/opt_verify_*.pir).
 #include "newir/verifier.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "newir/builder.h"
-#include "newir/parser.h"
 
 namespace irm::newir {
 namespace {
@@ -526,49 +527,6 @@ TEST(VerifierScaleTest, ALongChainAndADeepNestVerify) {
             "operand 0 ('x') reads result 0 of op 1 (builtin.parameter), which is defined later "
             "(use before definition)");
   EXPECT_NE(found.items()[0].location.detail.find("... (1984 more levels) ..."), std::string::npos);
-}
-
-// --- Parsed programs -----------------------------------------------------------------------------
-
-TEST(VerifierParsedTest, ParsedControlFlowVerifiesAndOutOfScopeReadsAreFound) {
-  const std::string text =
-      "{\n"
-      "    (%0) = \"builtin.parameter\" () {parameter_name:\"c\"} : () -> builtin.tensor<1xb>\n"
-      "    (%1) = \"builtin.parameter\" () {parameter_name:\"x\"} : () -> "
-      "builtin.tensor<2xf32>\n"
-      "    (%2) = \"pd_op.if\" (%0) {fake_false_branch:true} -> builtin.tensor<2xf32> {\n"
-      "        (%3) = \"pd_op.relu\" (%1) {} : (builtin.tensor<2xf32>) -> "
-      "builtin.tensor<2xf32>\n"
-      "        () = \"cf.yield\" (%3) {} : (builtin.tensor<2xf32>) -> \n"
-      "    } else {\n"
-      "        () = \"cf.yield\" (%1) {} : (builtin.tensor<2xf32>) -> \n"
-      "    }\n"
-      "    (%4) = \"pd_op.while\" (cond=%0, inputs=%2) {\n"
-      "        ^%arg_0 {stop_gradient:[false]}\n"
-      "        (%5) = \"pd_op.relu\" (%arg_0) {} : (builtin.tensor<2xf32>) -> "
-      "builtin.tensor<2xf32>\n"
-      "        (%6) = \"pd_op.less_than\" (%5, %arg_0) {} : (builtin.tensor<2xf32>, "
-      "builtin.tensor<2xf32>) -> builtin.tensor<1xb>\n"
-      "        () = \"cf.yield\" (%6, %5) {} : (builtin.tensor<1xb>, builtin.tensor<2xf32>) -> \n"
-      "    }\n"
-      "    (%7) = \"pd_op.matmul\" (%4, %1) {} : (builtin.tensor<2xf32>, builtin.tensor<2xf32>) "
-      "-> builtin.tensor<f32>\n"
-      "}\n";
-  StatusOr<Program> good = ParseProgram(text, "f.pir");
-  ASSERT_TRUE(good.ok()) << good.status().ToString();
-  EXPECT_EQ(Check(*good), "");
-
-  // The parser resolves value names program-wide, so reading a value of an earlier op's region
-  // parses; the verifier is what rejects it.
-  std::string broken = text;
-  const std::string from = "\"pd_op.matmul\" (%4, %1)";
-  broken.replace(broken.find(from), from.size(), "\"pd_op.matmul\" (%4, %3)");
-  StatusOr<Program> bad = ParseProgram(broken, "f.pir");
-  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
-  EXPECT_EQ(Check(*bad),
-            "f.pir: op 4 (pd_op.matmul): error: operand 1 ('y') reads result 0 of op 0 "
-            "(pd_op.relu) in region 0 of op 2 (pd_op.if), which is out of scope here: a region "
-            "sees only its own values and those of the blocks enclosing it\n");
 }
 
 }  // namespace

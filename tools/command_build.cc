@@ -18,6 +18,8 @@
 #include "diff_tests/corpus/corpus.h"
 #include "diff_tests/corpus/model_bundle.h"
 #include "oldir/passes/strategy.h"
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -131,6 +133,94 @@ int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) 
                        built->k_steps);
   }
   return kExitOk;
+}
+
+namespace {
+
+void AddOptimizerOptions(CLI::App* app, oldir::OptimizerOptions* o) {
+  AddNamedOption(app, "--optimizer", &o->kind, {"sgd", "momentum", "adam", "adamw"},
+                 oldir::OptimizerKindFromName, "Optimizer (default sgd)");
+  app->add_option("--lr", o->learning_rate, "Learning rate")->capture_default_str();
+  app->add_option_function<float>(
+      "--clip-norm", [o](float norm) { o->clip_global_norm = norm; },
+      "Clip gradients by their global norm (ClipGradByGlobalNorm)");
+}
+
+void AddMlpOptions(CLI::App* app, oldir::models::MlpConfig* c) {
+  app->add_option("--depth", c->depth, "Linear layers")->capture_default_str();
+  app->add_option("--in-features", c->in_features, "Input features")->capture_default_str();
+  app->add_option("--width", c->width, "Hidden width")->capture_default_str();
+  app->add_option("--classes", c->classes, "Outputs")->capture_default_str();
+  AddNamedOption(app, "--activation", &c->activation, {"relu", "gelu", "tanh", "sigmoid"},
+                 oldir::models::MlpActivationFromName, "Activation (default relu)");
+  AddNamedOption(app, "--loss", &c->loss, {"softmax_cross_entropy", "mse"},
+                 oldir::models::MlpLossFromName, "Loss (default softmax_cross_entropy)");
+  app->add_option("--seed", c->seed, "Program random seed")->capture_default_str();
+}
+
+void AddGptOptions(CLI::App* app, oldir::models::GptConfig* c) {
+  app->add_option("--layers", c->layers, "Decoder blocks")->capture_default_str();
+  app->add_option("--hidden", c->hidden, "Hidden size")->capture_default_str();
+  app->add_option("--heads", c->heads, "Attention heads (divide hidden)")->capture_default_str();
+  app->add_option("--vocab", c->vocab, "Vocabulary size")->capture_default_str();
+  app->add_option("--seq", c->seq, "Sequence length")->capture_default_str();
+  app->add_option("--dropout", c->dropout, "Attention dropout probability")->capture_default_str();
+  app->add_option("--seed", c->seed, "Program random seed")->capture_default_str();
+}
+
+}  // namespace
+
+RegisteredCommand AddBuildCommand(CLI::App& parent) {
+  auto command = std::make_shared<BuildCommand>();
+  BuildCommand& build = *command;
+  CLI::App* build_app = parent.add_subcommand(
+      "build",
+      "Build a model-zoo training program (startup + main, forward, backward, optimizer) "
+      "as a single-rank bundle directory");
+  build_app->require_subcommand(1);
+  build_app->add_option("-o,--output", build.output, "The bundle directory to write")->required();
+  build_app->add_flag("--text", build.text_copies, "Also write .prototxt copies of the programs");
+  build_app->add_option("--steps", build.steps, "Training steps the bundle asks for")
+      ->capture_default_str();
+  build_app->add_option("--strategy", build.strategy,
+                        "A strategy JSON file (dp_degree, dp_optimization, ...): write the "
+                        "per-rank programs of its distributed run instead of one rank");
+  build_app
+      ->add_option("--batch-size", build.batch_size,
+                   "Rows per data-parallel replica and step: a pipeline's send/recv shapes "
+                   "are static, so its bundle's feeds fix dim 0 to this")
+      ->capture_default_str();
+  build_app->add_option("--annotations", build.annotations,
+                        "A dist sidecar (binary or text) placing every parameter over the "
+                        "model-parallel mesh, in place of the Megatron placements");
+  AddNamedOption(
+      build_app, "--job-lists", &build.job_lists, {"legacy", "pir"},
+      [](std::string_view name) -> std::optional<schedules::JobListIr> {
+        if (name == "legacy") return schedules::JobListIr::kLegacy;
+        if (name == "pir") return schedules::JobListIr::kPir;
+        return std::nullopt;
+      },
+      "A pipeline's jobs as Paddle's legacy passes make them (legacy, default) or as its PIR "
+      "passes do (pir: recv_forward and send_backward jobs for 1F1B and VPP)");
+  AddOptimizerOptions(build_app, &build.optimizer);
+  CLI::App* mlp_app = build_app->add_subcommand("mlp", "Linear layers with an activation");
+  AddMlpOptions(mlp_app, &build.mlp);
+  CLI::App* gpt_app = build_app->add_subcommand("gpt", "A small GPT-style decoder");
+  AddGptOptions(gpt_app, &build.gpt);
+  CLI::App* corpus_app = build_app->add_subcommand(
+      "corpus",
+      "The parity corpus: distributed bundles the legacy passes make from strategies (data, "
+      "tensor and pipeline parallel, gradient merge, hybrids), each in OUTPUT/<case>");
+  // Options of `build` may also follow the model name: `build gpt --layers 2 -o OUT`.
+  mlp_app->fallthrough();
+  gpt_app->fallthrough();
+  corpus_app->fallthrough();
+  return {build_app, [command, gpt_app, corpus_app](std::ostream& out, std::ostream& err) {
+            command->model = gpt_app->parsed()      ? BuildCommand::Model::kGpt
+                             : corpus_app->parsed() ? BuildCommand::Model::kCorpus
+                                                    : BuildCommand::Model::kMlp;
+            return RunBuild(*command, out, err);
+          }};
 }
 
 }  // namespace irm::tools

@@ -5,6 +5,8 @@
 
 #include "common/file_io.h"
 #include "newir/nesting.h"
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -85,6 +87,26 @@ int RunConvert(const ConvertCommand& command, std::ostream& out, std::ostream& e
   }
   return IsNewIr(from) ? ConvertNewIr(command, *input, file, from, *to, out, err)
                        : ConvertLegacy(command, *input, file, from, *to, out, err);
+}
+
+RegisteredCommand AddConvertCommand(CLI::App& parent) {
+  auto command = std::make_shared<ConvertCommand>();
+  ConvertCommand& convert = *command;
+  CLI::App* convert_app = parent.add_subcommand(
+      "convert",
+      "Convert a program between its two forms, losslessly: legacy binary (.pdmodel) <-> "
+      "protobuf text (.prototxt), or new-IR PIR text (.pir) <-> PIR JSON (.json).");
+  convert_app->add_option("input", convert.input, "Program file ('-' = stdin)")->required();
+  convert_app->add_option("-o,--output", convert.output, "Output file ('-' = stdout)")->required();
+  AddFormatOption(convert_app, "--from", &convert.from, "Force the input format");
+  AddFormatOption(convert_app, "--to", &convert.to,
+                  "Output format (default: from the output's extension)");
+  convert_app->add_flag("--drop-unknown", convert.drop_unknown_fields,
+                        "Allow text output to drop fields the schema does not know");
+  AddNewIrOptions(convert_app, &convert.newir);
+  return {convert_app, [command](std::ostream& out, std::ostream& err) {
+            return RunConvert(*command, out, err);
+          }};
 }
 
 }  // namespace irm::tools

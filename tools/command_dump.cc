@@ -10,6 +10,8 @@
 #include "common/npy.h"
 #include "oldir/dump.h"
 #include "oldir/params_io.h"
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -120,6 +122,27 @@ int RunDump(const DumpCommand& command, std::ostream& out, std::ostream& err) {
   }
   Status written = WriteFileAtomically(command.output, *text);
   return written.ok() ? kExitOk : Fail(written, err);
+}
+
+RegisteredCommand AddDumpCommand(CLI::App& parent) {
+  auto command = std::make_shared<DumpCommand>();
+  DumpCommand& dump = *command;
+  CLI::App* dump_app = parent.add_subcommand(
+      "dump",
+      "Print a legacy program one line per var and op (like Paddle's Program.__str__), a "
+      "new-IR program as PIR text, or summarise a tensor file (.npy, .pdiparams)");
+  dump_app->add_option("file", dump.input, "Program, .npy or .pdiparams file ('-' = stdin)")
+      ->required();
+  AddFormatOption(dump_app, "--from", &dump.format, "Force the program format");
+  dump_app->add_option("-o,--output", dump.output, "Write here (atomically) instead of stdout");
+  AddNewIrOptions(dump_app, &dump.newir);
+  dump_app->add_flag("--callstack", dump.show_callstack, "Show op_callstack attributes");
+  dump_app->add_flag("--flat", dump.flat, "Print blocks one after another, not nested");
+  dump_app->add_flag("--no-vars", dump.hide_vars, "Leave out variable declarations");
+  dump_app->add_option("--program", dump.program_for_params,
+                       "Program whose persistable vars name the tensors of a .pdiparams file");
+  return {dump_app,
+          [command](std::ostream& out, std::ostream& err) { return RunDump(*command, out, err); }};
 }
 
 }  // namespace irm::tools

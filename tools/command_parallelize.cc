@@ -12,6 +12,8 @@
 #include "common/file_io.h"
 #include "diff_tests/parallelize_bundle.h"
 #include "oldir/passes/strategy.h"
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -45,6 +47,27 @@ int RunParallelize(const ParallelizeCommand& command, std::ostream& out, std::os
   // Every failure here is the input's (files, strategy, layouts the rules refuse) or the
   // output folder's.
   return status.code() == StatusCode::kInternal ? kExitRuntimeFailure : kExitBadInput;
+}
+
+RegisteredCommand AddParallelizeCommand(CLI::App& parent) {
+  auto command = std::make_shared<ParallelizeCommand>();
+  ParallelizeCommand& parallelize = *command;
+  CLI::App* parallelize_app = parent.add_subcommand(
+      "parallelize",
+      "Make a translated serial pir bundle into a pir bundle of every rank's dense programs: "
+      "shard_tensor annotations, SPMD completion, reshard lowering, dist-to-dense");
+  parallelize_app->add_option("input", parallelize.input, "Serial pir bundle directory")
+      ->required();
+  parallelize_app->add_option("--strategy", parallelize.strategy, "Strategy JSON")->required();
+  parallelize_app->add_option("--annotations", parallelize.annotations,
+                              "Annotation JSON: mesh and placements by var name (default: the "
+                              "strategy's standard placements: batch sharding for dp, Megatron "
+                              "for mp, a [dp, mp] mesh for both)");
+  parallelize_app->add_option("-o,--output", parallelize.output, "Output bundle, a new directory")
+      ->required();
+  return {parallelize_app, [command](std::ostream& out, std::ostream& err) {
+            return RunParallelize(*command, out, err);
+          }};
 }
 
 }  // namespace irm::tools

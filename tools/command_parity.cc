@@ -25,6 +25,8 @@
 #include "oldir/bundle.h"
 #include "reference_runtime/program_file.h"
 #include "schedules/p2p_model.h"
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 #include "tools/run_inputs.h"
@@ -121,8 +123,7 @@ int Emit(const ParityCommand& command, const diff::ParityResult& result, std::os
   if (!command.junit.empty()) {
     // The suite is named after the file ("parity.<stem>"), so that merged files of several runs
     // keep every test suite and test apart.
-    const std::string suite_name =
-        "parity." + std::filesystem::path(command.junit).stem().string();
+    const std::string suite_name = "parity." + std::filesystem::path(command.junit).stem().string();
     const Status written =
         WriteFileAtomically(command.junit, diff::RenderJunit(report, suite_name));
     if (!written.ok()) return FailInput(written, err);
@@ -371,6 +372,71 @@ int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err
   StatusOr<diff::ParityResult> result = diff::RunParity(programs, options);
   if (!result.ok()) return FailRun(result.status(), err);
   return Emit(command, *result, out, err);
+}
+
+RegisteredCommand AddParityCommand(CLI::App& parent) {
+  auto command = std::make_shared<ParityCommand>();
+  ParityCommand& parity = *command;
+  CLI::App* parity_app = parent.add_subcommand(
+      "parity",
+      "Run a legacy program (or every rank of a legacy bundle) and its new-IR twin (--against, "
+      "or translated on the fly) side by side and compare every fetch, persistable var, aligned "
+      "intermediate and, for a bundle, each rank's communication; exit 0 parity, 1 mismatch, "
+      "2 bad input, 3 runtime failure (a hang included)");
+  parity_app->add_option("legacy", parity.legacy, "Legacy program file or bundle directory")
+      ->required();
+  parity_app->add_option("--startup", parity.startup,
+                         "Legacy startup program, run once first (translated for the new IR)");
+  parity_app->add_option("--against", parity.against,
+                         "New-IR program (pir bundle for a bundle) to compare with (default: "
+                         "translate the legacy one)");
+  parity_app->add_option("--serial", parity.serial,
+                         "The serial program's one-rank bundle: check the distributed bundle "
+                         "against it (losses, parameters and optimizer state reassembled from "
+                         "the ranks) instead of against a translation");
+  parity_app->add_option("--steps", parity.steps, "Training steps (default: the bundle's, else 1)");
+  parity_app->add_option("--feed", parity.feeds,
+                         "A feed for every step: NAME=FILE.npy (repeatable; others are random)");
+  parity_app->add_option("--seed", parity.seed,
+                         "Seed of random feeds and random ops (default: the bundle's, else 0)");
+  parity_app->add_option("--ranks", parity.ranks,
+                         "A bundle: every rank at once (N must be the world size; default: it)");
+  parity_app
+      ->add_option("--backend", parity.backend,
+                   "A bundle's communication backend: thread (in-process, reductions in rank "
+                   "order; the reference)")
+      ->capture_default_str();
+  parity_app->add_option(
+      "--p2p", parity.p2p,
+      "For a bundle: when a send returns, rendezvous or buffered[=K] (a pipeline's "
+      "1F1B needs buffered sends, as NCCL gives them); default: the model "
+      "bundle.json states, else rendezvous");
+  parity_app->add_option("--batch-size", parity.batch_size, "The -1 dims of random feeds")
+      ->capture_default_str();
+  AddNamedOption(parity_app, "--tier", &parity.tier, {"exact", "reordered", "noise-floor"},
+                 diff::TierFromName,
+                 "Tolerance tier (default exact: bitwise; with --serial, reordered; noise-floor: "
+                 "a float64 shadow of the serial program arbitrates, --serial only)");
+  parity_app->add_option("--report", parity.report, "Write the JSON report to this file");
+  parity_app->add_option("--junit", parity.junit, "Write a JUnit XML report to this file");
+  parity_app->add_option("--trace", parity.trace,
+                         "Write a Chrome trace of both runs (a process per side and rank; opens "
+                         "in Perfetto)");
+  parity_app->add_option("--dump", parity.dump_dir,
+                         "Write the kept tensors (the first divergence's, --dump-name's) as .npy");
+  parity_app->add_option("--dump-name", parity.dump_names,
+                         "Keep (and dump) the tensors of names matching this glob (repeatable)");
+  AddNamedOption(
+      parity_app, "--gemm", &parity.gemm, {"blas", "reference"},
+      [](std::string_view name) -> std::optional<rt::GemmMode> {
+        if (name == "blas") return rt::GemmMode::kBlas;
+        if (name == "reference") return rt::GemmMode::kReference;
+        return std::nullopt;
+      },
+      "Matrix products by OpenBLAS (blas, default) or by fixed-order loops (reference)");
+  return {parity_app, [command](std::ostream& out, std::ostream& err) {
+            return RunParity(*command, out, err);
+          }};
 }
 
 }  // namespace irm::tools

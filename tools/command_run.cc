@@ -32,6 +32,8 @@
 #include "reference_runtime/comm/gloo_world.h"
 #include "tools/gloo_launch.h"
 #endif
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 #include "tools/run_inputs.h"
@@ -350,6 +352,88 @@ int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
   if (!ran.ok()) return FailRun(Status(ran.status()).InFile(command.input), err);
   printer.Finish(command, command.input, main->new_ir, seed);
   return SaveIfAsked(command, scope, err);
+}
+
+RegisteredCommand AddRunCommand(CLI::App& parent) {
+  auto command = std::make_shared<RunCommand>();
+  RunCommand& run = *command;
+  CLI::App* run_app = parent.add_subcommand(
+      "run",
+      "Run a program (legacy or new IR, by content) or one rank of a bundle on the reference "
+      "runtime: the startup program once, then N training steps; prints each step's fetches");
+  run_app->add_option("input", run.input, "Program file or bundle directory")->required();
+  run_app->add_option("--startup", run.startup,
+                      "Startup program run once before the steps (a bundle rank's own by "
+                      "default)");
+  run_app->add_option("--rank", run.rank, "The bundle rank to run")
+      ->check(AtLeast(0))
+      ->capture_default_str();
+  run_app
+      ->add_option("--ranks", run.ranks,
+                   "Run every rank of the bundle at once, as threads communicating through "
+                   "the backend (N must be the bundle's world size)")
+      ->check(AtLeast(1));
+  run_app
+      ->add_option("--backend", run.backend,
+                   "The communication backend of a --ranks run: thread (in-process, "
+                   "reductions in rank order; the reference) or gloo (TCP on loopback)")
+      ->check(CLI::IsMember({"thread", "gloo"}))
+      ->capture_default_str();
+  run_app->add_option("--trace", run.trace,
+                      "With --ranks: write a Chrome trace of the run (one track per rank, job "
+                      "and op spans, communication as flows; opens in Perfetto)");
+  run_app
+      ->add_option("--launch", run.launch,
+                   "How --backend gloo hosts the ranks: threads of this process, or one "
+                   "process per rank meeting through a file store")
+      ->check(CLI::IsMember({"threads", "processes"}))
+      ->capture_default_str();
+  run_app
+      ->add_option("--timeout-ms", run.timeout_ms,
+                   "--backend gloo: a call waiting longer than this fails (a hang becomes an "
+                   "error)")
+      ->check(AtLeast(1))
+      ->capture_default_str();
+  run_app->add_option("--p2p", run.p2p,
+                      "With --ranks: when a send returns: rendezvous (once the receiver takes the "
+                      "message; the strict model) or buffered[=K] (at once while its channel holds "
+                      "fewer than K unreceived messages, K = 1 by default); default: the model "
+                      "bundle.json states, else rendezvous");
+  // The children of a --launch processes run: one rank each (not for people to call).
+  run_app->add_option("--rank-process", run.rank_process)->group("");
+  run_app->add_option("--store", run.store)->group("");
+  run_app->add_option("--steps", run.steps, "Training steps (default: the bundle's, else 1)")
+      ->check(AtLeast(1));
+  run_app->add_option("--feed", run.feeds,
+                      "A feed for every step: NAME=FILE.npy (repeatable; NAME one the program "
+                      "or bundle feeds)");
+  run_app->add_flag("--random-feeds", run.random_feeds,
+                    "Draw the feeds not given from the seed, anew each step (integer ids below "
+                    "the table size they index)");
+  run_app->add_option_function<uint64_t>(
+      "--seed", [&run](uint64_t seed) { run.seed = seed; },
+      "The run's seed: random feeds and random ops without their own seed (default: the "
+      "bundle's, else 0)");
+  run_app->add_option("--batch-size", run.batch_size, "The -1 dims of random feeds")
+      ->check(AtLeast(1))
+      ->capture_default_str();
+  run_app->add_option("--fetch", run.fetch,
+                      "Fetch these instead of the program's fetch list: fetched names or "
+                      "persistable vars (repeatable)");
+  run_app->add_option("--save-params", run.save_params,
+                      "Save every persistable var afterwards to this .pdiparams file");
+  AddNamedOption(
+      run_app, "--gemm", &run.gemm, {"blas", "reference"},
+      [](std::string_view name) -> std::optional<rt::GemmMode> {
+        if (name == "blas") return rt::GemmMode::kBlas;
+        if (name == "reference") return rt::GemmMode::kReference;
+        return std::nullopt;
+      },
+      "Matrix products by OpenBLAS (blas, default) or by fixed-order loops whose bits are the "
+      "same on every machine (reference)");
+  run_app->add_flag("--json", run.json, "JSON on stdout: every step's fetches with hashes");
+  return {run_app,
+          [command](std::ostream& out, std::ostream& err) { return RunRun(*command, out, err); }};
 }
 
 }  // namespace irm::tools

@@ -25,6 +25,8 @@
 #include "schedules/plan_check.h"
 #include "schedules/schedule_trace.h"
 #include "schedules/simulator.h"
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -424,6 +426,84 @@ int RunSchedule(const ScheduleCommand& command, std::ostream& out, std::ostream&
   }
   if (command.action == "lower") return RunLower(command, out, err);
   return Fail(Usage(fmt::format("unknown schedule action '{}'", command.action)), err);
+}
+
+RegisteredCommand AddScheduleCommand(CLI::App& parent) {
+  auto command = std::make_shared<ScheduleCommand>();
+  ScheduleCommand& schedule = *command;
+  CLI::App* schedule_app = parent.add_subcommand(
+      "schedule",
+      "Pipeline schedules as data: generate Paddle's job lists or PyTorch's action schedules, "
+      "check one for deadlocks under a point-to-point model, lower a compute-only CSV, draw a run");
+  schedule_app->require_subcommand(1);
+  // The options that name a generated schedule.
+  const auto add_generated = [&schedule](CLI::App* sub) {
+    sub->add_option("--mode", schedule.mode,
+                    "Paddle: FThenB, 1F1B, Eager1F1B, VPP, ZBH1, ZBVPP; PyTorch: GPipe, 1F1B, "
+                    "Interleaved1F1B, LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble, DualPipeV "
+                    "(1F1B is Paddle's; pytorch:1F1B is PyTorch's)");
+    sub->add_option("--pp", schedule.pp, "Pipeline stages (ranks)");
+    sub->add_option("--micro-batches", schedule.micro_batches, "Micro-batches per step");
+    sub->add_option_function<int>(
+        "--vpp", [&schedule](int v) { schedule.vpp = v; },
+        "Paddle: model chunks per stage (vpp_degree); PyTorch: stages per rank");
+    sub->add_flag("--split-backward", schedule.split_backward,
+                  "Paddle VPP: split backward into backward_b / backward_w");
+    sub->add_option("--ir", schedule.ir, "Paddle: the legacy pass's list or its PIR twin's")
+        ->check(CLI::IsMember({"legacy", "pir"}))
+        ->capture_default_str();
+  };
+  const auto add_p2p = [&schedule](CLI::App* sub) {
+    sub->add_option("--p2p", schedule.p2p,
+                    "Point-to-point model: rendezvous (a send waits for its receive) or "
+                    "buffered[=K] (a send completes while its channel holds fewer than K)")
+        ->capture_default_str();
+  };
+  CLI::App* generate_app = schedule_app->add_subcommand(
+      "generate", "Print a schedule: Paddle's plan.json per stage, or PyTorch's CSV");
+  add_generated(generate_app);
+  generate_app->add_option_function<int>(
+      "--stage", [&schedule](int s) { schedule.stage = s; }, "Only this stage's plan.json");
+  generate_app->add_option_function<std::string>(
+      "--format", [&schedule](const std::string& f) { schedule.format = f; },
+      "plan (Paddle's job lists, the default for them) or csv (PyTorch's form)");
+  CLI::App* check_app = schedule_app->add_subcommand(
+      "check",
+      "Simulate a schedule (a PyTorch CSV, a bundle's real send/recv order, or --mode ...) "
+      "without running a kernel: exit 0 when it completes, 1 naming the deadlock cycle");
+  check_app->add_option("schedule", schedule.input, "A PyTorch CSV file or a bundle directory");
+  add_generated(check_app);
+  add_p2p(check_app);
+  check_app->add_flag("--json", schedule.json, "Print a JSON report");
+  CLI::App* lower_app = schedule_app->add_subcommand(
+      "lower", "Insert PyTorch's send/recv actions into a compute-only CSV (_add_send_recv)");
+  lower_app->add_option("csv", schedule.input, "A compute-only PyTorch CSV")->required();
+  CLI::App* draw_app = schedule_app->add_subcommand(
+      "draw", "Draw a simulated run as an ASCII grid or a Chrome trace (Perfetto)");
+  draw_app->add_option("schedule", schedule.input, "A PyTorch CSV file or a bundle directory");
+  add_generated(draw_app);
+  add_p2p(draw_app);
+  draw_app->add_flag("--grid", schedule.grid, "Ranks across, ticks down");
+  draw_app->add_flag("--chrome", schedule.chrome, "Chrome trace JSON");
+  for (CLI::App* sub : {generate_app, check_app, lower_app, draw_app}) {
+    sub->add_option("-o,--output", schedule.output,
+                    sub == generate_app
+                        ? "Write here (atomically) instead of stdout; a Paddle mode without "
+                          "--stage: a bundle folder that gets every rank<s>/plan.json"
+                        : "Write here (atomically) instead of stdout");
+  }
+  for (CLI::App* sub : {check_app, lower_app, draw_app}) {
+    sub->add_flag("!--no-merge-bw", schedule.merge_bw,
+                  "Lowering a compute-only CSV: keep an I and its W apart instead of merging them "
+                  "into one B first (PyTorch's _merge_bw)");
+  }
+  const std::vector<CLI::App*> actions = {generate_app, check_app, lower_app, draw_app};
+  return {schedule_app, [command, actions](std::ostream& out, std::ostream& err) {
+            for (CLI::App* sub : actions) {
+              if (sub->parsed()) command->action = sub->get_name();
+            }
+            return RunSchedule(*command, out, err);
+          }};
 }
 
 }  // namespace irm::tools

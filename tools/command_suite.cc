@@ -14,6 +14,8 @@
 #include "diff_tests/suite_case.h"
 #include "diff_tests/suite_report.h"
 #include "diff_tests/suite_runner.h"
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -115,6 +117,31 @@ int RunSuite(const SuiteCommand& command, std::ostream& out, std::ostream& err) 
   }
   out << markdown;
   return diff::SuiteExitCode(*run);
+}
+
+RegisteredCommand AddSuiteCommand(CLI::App& parent) {
+  auto command = std::make_shared<SuiteCommand>();
+  SuiteCommand& suite = *command;
+  CLI::App* suite_app = parent.add_subcommand(
+      "suite",
+      "Run the parity suite's cases (one JSON file each): build each case's distributed bundle, "
+      "compare it with its serial program and its translation; exit 0 all pass, 1 a mismatch, 2 "
+      "a malformed case, 3 a runtime failure");
+  suite_app->add_option("dir", suite.dir, "The folder of case files (diff_tests/cases)")
+      ->required();
+  suite_app->add_option("--filter", suite.filter, "Only cases whose name matches this glob");
+  suite_app->add_option("--tag", suite.tags, "Only cases with this tag (e.g. fast)");
+  suite_app->add_option("--jobs", suite.jobs, "Cases run at once")
+      ->check(AtLeast(1))
+      ->capture_default_str();
+  suite_app->add_option("--junit", suite.junit, "Write JUnit XML (a test suite per case group)");
+  suite_app->add_option("--json", suite.json, "Write the JSON summary");
+  suite_app->add_option("--md", suite.md, "Write the Markdown table");
+  suite_app->add_option("--evidence", suite.evidence,
+                        "Write an ir-deadcode evidence manifest (and the parity reports it "
+                        "names, in <stem>.reports/ beside it)");
+  return {suite_app,
+          [command](std::ostream& out, std::ostream& err) { return RunSuite(*command, out, err); }};
 }
 
 }  // namespace irm::tools

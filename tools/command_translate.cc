@@ -12,6 +12,8 @@
 #include "newir/nesting.h"
 #include "newir/verifier.h"
 #include "oldir/validator.h"
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 #include "translator/bundle_translate.h"
@@ -139,6 +141,40 @@ int RunTranslate(const TranslateCommand& command, std::ostream& out, std::ostrea
   }
   const Status written = WriteFileAtomically(command.output, bytes);
   return written.ok() ? kExitOk : Fail(written, err);
+}
+
+RegisteredCommand AddTranslateCommand(CLI::App& parent) {
+  auto command = std::make_shared<TranslateCommand>();
+  TranslateCommand& translate = *command;
+  CLI::App* translate_app = parent.add_subcommand(
+      "translate",
+      "Translate a legacy program into a new-IR program (PIR text or JSON), or a legacy bundle "
+      "directory into a pir bundle directory, verified before anything is written; every op "
+      "type that cannot be translated is listed");
+  translate_app
+      ->add_option("input", translate.input, "Legacy program ('-' = stdin) or bundle directory")
+      ->required();
+  translate_app->add_option(
+      "-o,--output", translate.output,
+      "Output file ('-' = PIR text on stdout, the default); for a bundle, a new directory");
+  AddFormatOption(translate_app, "--from", &translate.from, "Force the input format");
+  AddFormatOption(translate_app, "--to", &translate.to,
+                  "Output format, pir or json (default: from the output's extension)");
+  AddNamedOption(
+      translate_app, "--comm-ops", &translate.comm_ops, {"dist", "legacy"},
+      [](std::string_view name) -> std::optional<translator::CommOpStyle> {
+        if (name == "dist") return translator::CommOpStyle::kDist;
+        if (name == "legacy") return translator::CommOpStyle::kLegacy;
+        return std::nullopt;
+      },
+      "Communication ops as the new IR's collectives (dist, default) or Paddle's legacy names");
+  translate_app->add_flag("--coverage", translate.coverage,
+                          "Print a table of op types (count, translated, dropped, opaque, "
+                          "unsupported) on stderr");
+  AddNewIrOptions(translate_app, &translate.newir);
+  return {translate_app, [command](std::ostream& out, std::ostream& err) {
+            return RunTranslate(*command, out, err);
+          }};
 }
 
 }  // namespace irm::tools

@@ -13,6 +13,8 @@
 #include "newir/verifier.h"
 #include "oldir/bundle.h"
 #include "oldir/validator.h"
+#include "tools/cli_options.h"
+#include "tools/command_registry.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 
@@ -216,6 +218,29 @@ int RunValidate(const ValidateCommand& command, std::ostream& out, std::ostream&
   const IrFormat format = command.format.value_or(DetectIrFormat(*bytes));
   return IsNewIr(format) ? ValidateNewIr(command, *bytes, file, format, out, err)
                          : ValidateLegacy(command, *bytes, file, format, out, err);
+}
+
+RegisteredCommand AddValidateCommand(CLI::App& parent) {
+  auto command = std::make_shared<ValidateCommand>();
+  ValidateCommand& validate = *command;
+  CLI::App* validate_app = parent.add_subcommand(
+      "validate",
+      "Check a program. Legacy: block tree, dataflow, var declarations, attribute encodings and "
+      "the schema of known ops. New IR: the verifier (SSA scoping, op tables, dist attributes). "
+      "Reports every finding.");
+  validate_app->add_option("path", validate.input, "Program file ('-' = stdin) or bundle directory")
+      ->required();
+  AddFormatOption(validate_app, "--from", &validate.format, "Force the program format");
+  validate_app->add_option(
+      "--feed", validate.feeds,
+      "A var fed from outside (repeatable; need_check_feed vars count already)");
+  AddAllowUnregistered(validate_app, &validate.allow_unregistered);
+  validate_app->add_flag("--json", validate.json, "Print a JSON report on stdout");
+  validate_app->add_flag("--Werror", validate.warnings_as_errors, "Treat warnings as errors");
+  validate_app->add_flag("-q,--quiet", validate.quiet, "No summary line");
+  return {validate_app, [command](std::ostream& out, std::ostream& err) {
+            return RunValidate(*command, out, err);
+          }};
 }
 
 }  // namespace irm::tools

@@ -1,6 +1,7 @@
 // The subcommands of ir-migrate as plain functions over option structs, so they can be called and
-// tested without the argument parser (driver.cc maps the command line onto these structs). Each
-// returns an exit code (tools/exit_code.h), prints results to `out` and diagnostics to `err`.
+// tested without the argument parser (each command's registration, command_registry.h, maps the
+// command line onto its struct). Each returns an exit code (tools/exit_code.h), prints results to
+// `out` and diagnostics to `err`.
 #pragma once
 
 #include <optional>

@@ -1,0 +1,40 @@
+// The option helpers shared by the subcommands' registrations.
+#include "tools/cli_options.h"
+
+#include <cstdint>
+
+namespace irm::tools {
+
+CLI::Option* AddFormatOption(CLI::App* app, const std::string& name,
+                             std::optional<IrFormat>* target, const std::string& help) {
+  return app
+      ->add_option_function<std::string>(
+          name, [target](const std::string& value) { *target = IrFormatFromName(value); }, help)
+      ->check(CLI::IsMember(IrFormatNames()))
+      ->type_name("binary|text|pir|json");
+}
+
+void AddAllowUnregistered(CLI::App* app, bool* target) {
+  app->add_flag("--allow-unregistered", *target,
+                "New IR: keep ops no dialect registers (opaquely) instead of rejecting them");
+}
+
+void AddNewIrOptions(CLI::App* app, NewIrOptions* o) {
+  AddAllowUnregistered(app, &o->allow_unregistered);
+  app->add_flag("--print-generic", o->print_generic,
+                "New IR: print every op in the generic form (no custom pd_op.if/while forms)");
+  app->add_flag("--print-debuginfo", o->print_debuginfo,
+                "New IR: print each op's id ([id:N]) after its name");
+}
+
+CLI::Validator AtLeast(int min) {
+  return CLI::Validator(
+      [min](std::string& input) -> std::string {
+        int64_t value = 0;
+        if (CLI::detail::lexical_cast(input, value) && value >= min) return {};
+        return fmt::format("must be an integer of at least {}, got '{}'", min, input);
+      },
+      min > 0 ? "POSITIVE" : "NONNEGATIVE");
+}
+
+}  // namespace irm::tools
