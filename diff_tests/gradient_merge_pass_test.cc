@@ -58,58 +58,6 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   return ZooCaseName(info.param, "k");
 }
 
-// A deterministic stream of feed values (a 64-bit LCG), so that every run sees the same batches.
-class Values {
- public:
-  uint64_t Next() {
-    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
-    return state_ >> 33;
-  }
-  float Uniform() { return static_cast<float>(Next() % 2001) / 1000.0f - 1.0f; }
-
- private:
-  uint64_t state_ = 20261127;
-};
-
-// A global batch of `rows` rows for every feed the program declares.
-FeedMap GlobalBatch(const std::vector<rt::FeedSpec>& specs, int64_t rows, Values& values) {
-  FeedMap feeds;
-  for (const rt::FeedSpec& spec : specs) {
-    std::vector<int64_t> shape = spec.shape;
-    int64_t numel = 1;
-    for (int64_t& d : shape) {
-      if (d < 0) d = rows;
-      numel *= d;
-    }
-    if (spec.dtype == DType::kInt64) {
-      std::vector<int64_t> v(static_cast<size_t>(numel));
-      const uint64_t bound = spec.index_bound > 0 ? static_cast<uint64_t>(spec.index_bound) : 3;
-      for (int64_t& x : v) x = static_cast<int64_t>(values.Next() % bound);
-      feeds[spec.name] = Tensor::FromVector(v, shape);
-    } else {
-      std::vector<float> v(static_cast<size_t>(numel));
-      for (float& x : v) x = values.Uniform();
-      feeds[spec.name] = Tensor::FromVector(v, shape);
-    }
-  }
-  return feeds;
-}
-
-// Rows [first, first + count) of every feed (the batch dimension is the first).
-FeedMap Rows(const FeedMap& global, int64_t first, int64_t count) {
-  FeedMap part;
-  for (const auto& [name, tensor] : global) {
-    std::vector<int64_t> shape = tensor.shape();
-    const size_t row_bytes = tensor.nbytes() / static_cast<size_t>(shape[0]);
-    shape[0] = count;
-    Tensor rows = Tensor::ZerosUnchecked(tensor.dtype(), shape);
-    std::memcpy(rows.raw(), static_cast<const char*>(tensor.raw()) + first * row_bytes,
-                count * row_bytes);
-    part[name] = std::move(rows);
-  }
-  return part;
-}
-
 // The serial program's persistable state (parameters, learning rate, optimizer accumulators):
 // what the merged run must reproduce. Names of the gradient-merge vars never appear here.
 std::map<std::string, Tensor> Snapshot(Scope& scope, const std::vector<std::string>& names) {
@@ -183,12 +131,12 @@ TEST_P(GradientMergePassTest, KMicroStepsMatchOneSerialStepOfTheGlobalBatch) {
     shadow_scope.Set(name, ToFloat64(tensor));
   }
 
-  Values values;
+  FeedValues values(20261127);
   std::set<std::string> arbitrated;
   const std::vector<rt::FeedSpec> specs = serial_step.FeedSpecs();
   for (int round = 0; round < kRounds; ++round) {
     SCOPED_TRACE("round " + std::to_string(round + 1));
-    const FeedMap global = GlobalBatch(specs, kMicroBatch * k, values);
+    const FeedMap global = GlobalFeedBatch(specs, kMicroBatch * k, values);
     StatusOr<std::vector<rt::Fetch>> serial_fetch = serial_step.Run(serial_scope, global);
     ASSERT_TRUE(serial_fetch.ok()) << serial_fetch.status().ToString();
     StatusOr<std::vector<rt::Fetch>> shadow_fetch =
@@ -200,7 +148,7 @@ TEST_P(GradientMergePassTest, KMicroStepsMatchOneSerialStepOfTheGlobalBatch) {
     for (int micro = 0; micro < k; ++micro) {
       SCOPED_TRACE("micro-step " + std::to_string(micro + 1));
       StatusOr<std::vector<rt::Fetch>> fetched =
-          gm_step.Run(gm_scope, Rows(global, micro * kMicroBatch, kMicroBatch));
+          gm_step.Run(gm_scope, FeedRows(global, micro * kMicroBatch, kMicroBatch));
       ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
       ASSERT_EQ(fetched->size(), 1u);
       loss_sum += Scalar((*fetched)[0].tensor);

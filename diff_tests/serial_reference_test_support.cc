@@ -135,4 +135,42 @@ StatusOr<std::vector<rt::Fetch>> SerialReference::Step(const rt::FeedMap& feeds)
   return fetched;
 }
 
+rt::FeedMap GlobalFeedBatch(const std::vector<rt::FeedSpec>& specs, int64_t rows,
+                            FeedValues& values) {
+  rt::FeedMap feeds;
+  for (const rt::FeedSpec& spec : specs) {
+    std::vector<int64_t> shape = spec.shape;
+    int64_t numel = 1;
+    for (int64_t& d : shape) {
+      if (d < 0) d = rows;
+      numel *= d;
+    }
+    if (spec.dtype == DType::kInt64) {
+      std::vector<int64_t> v(static_cast<size_t>(numel));
+      const uint64_t bound = spec.index_bound > 0 ? static_cast<uint64_t>(spec.index_bound) : 3;
+      for (int64_t& x : v) x = static_cast<int64_t>(values.Next() % bound);
+      feeds[spec.name] = rt::Tensor::FromVector(v, shape);
+    } else {
+      std::vector<float> v(static_cast<size_t>(numel));
+      for (float& x : v) x = values.Uniform();
+      feeds[spec.name] = rt::Tensor::FromVector(v, shape);
+    }
+  }
+  return feeds;
+}
+
+rt::FeedMap FeedRows(const rt::FeedMap& global, int64_t first, int64_t count) {
+  rt::FeedMap part;
+  for (const auto& [name, tensor] : global) {
+    std::vector<int64_t> shape = tensor.shape();
+    const size_t row_bytes = tensor.nbytes() / static_cast<size_t>(shape[0]);
+    shape[0] = count;
+    rt::Tensor rows = rt::Tensor::ZerosUnchecked(tensor.dtype(), shape);
+    std::memcpy(rows.raw(), static_cast<const char*>(tensor.raw()) + first * row_bytes,
+                count * row_bytes);
+    part[name] = std::move(rows);
+  }
+  return part;
+}
+
 }  // namespace irm::diff

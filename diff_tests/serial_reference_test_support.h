@@ -53,6 +53,27 @@ std::string ZooCaseName(const ZooCase& c, std::string_view prefix);
 
 bool SameBits(const rt::Tensor& a, const rt::Tensor& b);
 float Scalar(const rt::Tensor& t);  // the first element of a float32 tensor
+
+// A deterministic stream of feed values (a 64-bit LCG from `seed`), so that every run of a test
+// sees the same batches.
+class FeedValues {
+ public:
+  explicit FeedValues(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
+    return state_ >> 33;
+  }
+  float Uniform() { return static_cast<float>(Next() % 2001) / 1000.0f - 1.0f; }
+
+ private:
+  uint64_t state_;
+};
+// A global batch of `rows` rows (for every -1 dim) for every feed of `specs`: floats uniform in
+// [-1, 1], indices below the feed's bound (3 without one).
+rt::FeedMap GlobalFeedBatch(const std::vector<rt::FeedSpec>& specs, int64_t rows,
+                            FeedValues& values);
+// Rows [first, first + count) of every feed (the batch dimension is the first).
+rt::FeedMap FeedRows(const rt::FeedMap& global, int64_t first, int64_t count);
 // `t` in float64 when it is float32; other tensors as they are (a copy).
 rt::Tensor ToFloat64(const rt::Tensor& t);
 

@@ -145,6 +145,37 @@ std::optional<DataType> DataTypeFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<DataType> DataTypeOfElement(const Type& element) {
+  switch (element.kind()) {
+    case TypeKind::kBF16:
+      return DataType::kBFloat16;
+    case TypeKind::kF16:
+      return DataType::kFloat16;
+    case TypeKind::kF32:
+      return DataType::kFloat32;
+    case TypeKind::kF64:
+      return DataType::kFloat64;
+    case TypeKind::kBool:
+      return DataType::kBool;
+    case TypeKind::kI8:
+      return DataType::kInt8;
+    case TypeKind::kU8:
+      return DataType::kUInt8;
+    case TypeKind::kI16:
+      return DataType::kInt16;
+    case TypeKind::kI32:
+      return DataType::kInt32;
+    case TypeKind::kI64:
+      return DataType::kInt64;
+    case TypeKind::kC64:
+      return DataType::kComplex64;
+    case TypeKind::kC128:
+      return DataType::kComplex128;
+    default:
+      return std::nullopt;
+  }
+}
+
 std::string Place::ToString() const {
   switch (type) {
     case AllocationType::kCpu:

@@ -46,6 +46,9 @@ enum class DataType {
 };
 const char* DataTypeName(DataType type);
 std::optional<DataType> DataTypeFromName(std::string_view name);
+// The DataType of a tensor's element type (f32 -> kFloat32, …); nullopt for a type that is not a
+// scalar element type.
+std::optional<DataType> DataTypeOfElement(const Type& element);
 
 // phi::AllocationType; the numbers are what JSON files store.
 enum class AllocationType : int32_t {

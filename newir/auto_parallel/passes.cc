@@ -2,6 +2,7 @@
 #include "newir/auto_parallel/passes.h"
 
 #include "newir/auto_parallel/dist_to_dense.h"
+#include "newir/auto_parallel/gradient_merge.h"
 #include "newir/auto_parallel/remove_other_ranks.h"
 #include "newir/auto_parallel/reshard_lowering.h"
 #include "newir/auto_parallel/spmd_completion.h"
@@ -60,6 +61,26 @@ class SpmdCompletionPass : public Pass {
   }
 };
 
+// Runs gradient_merge.h on the main program alone; its startup initialisers come from
+// AddGradientMergeInitializers.
+class GradientMergePass : public Pass {
+ public:
+  GradientMergePass(int64_t k_steps, bool avg, std::string fault)
+      : k_steps_(k_steps), avg_(avg), fault_(std::move(fault)) {}
+  std::string_view name() const override { return "gradient-merge"; }
+  StatusOr<IrChange> Run(Program& program) override {
+    IRM_ASSIGN_OR_RETURN(GradientMergeFault fault, GradientMergeFaultFromName(fault_));
+    IRM_RETURN_IF_ERROR(
+        ApplyGradientMerge(program, {.k_steps = k_steps_, .avg = avg_, .fault = fault}).status());
+    return IrChange::kChanged;
+  }
+
+ private:
+  int64_t k_steps_;
+  bool avg_;
+  std::string fault_;
+};
+
 PassOptionSpec RankOption() {
   return {.name = "rank",
           .default_value = int64_t{0},
@@ -99,6 +120,30 @@ Status RegisterAutoParallelPasses(PassRegistry& registry) {
        .options = {RankOption()},
        .factory = [](const PassOptions& options) {
          return std::make_unique<RemoveOtherRanksPass>(options.GetInt("rank"));
+       }}));
+  IRM_RETURN_IF_ERROR(registry.Register(
+      {.name = "gradient-merge",
+       .summary = "accumulates every gradient into a @GRAD@MERGE buffer and runs the optimizer "
+                  "every k-steps-th step inside a pd_op.if (Paddle's PIR gradient merge)",
+       .options = {{.name = "k-steps",
+                    .default_value = int64_t{1},
+                    .help = "executor steps merged into one optimizer update (gradient_merge."
+                            "k_steps)",
+                    .min = 1,
+                    .max = std::numeric_limits<int64_t>::max()},
+                   {.name = "avg",
+                    .default_value = true,
+                    .help = "scale the merged gradients by 1/k-steps (gradient_merge.avg)",
+                    .min = std::numeric_limits<int64_t>::min(),
+                    .max = std::numeric_limits<int64_t>::max()},
+                   {.name = "test-fault",
+                    .default_value = std::string(),
+                    .help = "tests only: break the pass on purpose (scale-by-k-plus-1, drop-if)",
+                    .min = std::numeric_limits<int64_t>::min(),
+                    .max = std::numeric_limits<int64_t>::max()}},
+       .factory = [](const PassOptions& options) {
+         return std::make_unique<GradientMergePass>(
+             options.GetInt("k-steps"), options.GetBool("avg"), options.GetString("test-fault"));
        }}));
   return registry.Register(
       {.name = "dist-to-dense",

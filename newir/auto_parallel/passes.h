@@ -7,6 +7,9 @@
 //   remove-other-ranks{rank=R}         the ops of meshes without rank R go
 //                                       (remove_other_ranks.h);
 //   dist-to-dense{rank=R}               rank R's dense program (dist_to_dense.h).
+// and on a rank's dense program:
+//   gradient-merge{k-steps=K avg=B}     Paddle's PIR gradient merge, the optimizer gated by a
+//                                       pd_op.if every K steps (gradient_merge.h).
 #pragma once
 
 #include "common/status.h"

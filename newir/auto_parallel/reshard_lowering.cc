@@ -21,27 +21,6 @@ namespace {
 
 using Kind = ReshardStep::Kind;
 
-std::optional<DataType> DataTypeOfElement(const Type& element) {
-  switch (element.kind()) {
-    case TypeKind::kF32:
-      return DataType::kFloat32;
-    case TypeKind::kF64:
-      return DataType::kFloat64;
-    case TypeKind::kF16:
-      return DataType::kFloat16;
-    case TypeKind::kBF16:
-      return DataType::kBFloat16;
-    case TypeKind::kI32:
-      return DataType::kInt32;
-    case TypeKind::kI64:
-      return DataType::kInt64;
-    case TypeKind::kBool:
-      return DataType::kBool;
-    default:
-      return std::nullopt;
-  }
-}
-
 // The name a diagnostic gives a value: the legacy variable it came from when the translator
 // recorded one, else its producer and result index.
 std::string ValueName(const Value& value) {
