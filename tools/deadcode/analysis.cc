@@ -8,6 +8,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "tools/deadcode/code_index.h"
 #include "tools/deadcode/twin_matching.h"
@@ -18,6 +20,20 @@ namespace {
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
+}
+
+// Whether `text` contains `lower_needle` (lower case), ignoring case; without copying `text`.
+bool ContainsIgnoringCase(std::string_view text, std::string_view lower_needle) {
+  if (lower_needle.size() > text.size()) return false;
+  for (size_t at = 0; at + lower_needle.size() <= text.size(); ++at) {
+    size_t i = 0;
+    while (i < lower_needle.size() &&
+           std::tolower(static_cast<unsigned char>(text[at + i])) == lower_needle[i]) {
+      ++i;
+    }
+    if (i == lower_needle.size()) return true;
+  }
+  return false;
 }
 
 // FNV-1a, 64 bits: a finding id that stays the same from run to run and machine to machine.
@@ -37,9 +53,12 @@ std::string FunctionNode(const std::string& key) { return "f:" + key; }
 class Analysis {
  public:
   Analysis(const std::vector<FileModel>& files, const DeadcodeConfig& config,
-           const EvidenceLookup& evidence)
-      : files_(files), config_(config), evidence_(evidence), index_(files) {
+           const EvidenceLookup& evidence, int threads)
+      : files_(files), config_(config), evidence_(evidence), index_(files, threads) {
     for (const FileModel& file : files_) language_of_.emplace(file.file, file.language);
+    for (const std::string& marker : config_.legacy_markers) {
+      if (!marker.empty()) legacy_markers_.push_back(Lower(marker));
+    }
   }
 
   DeadcodeReport Run();
@@ -54,6 +73,7 @@ class Analysis {
   void ComputeRemoved();
   std::set<std::string> ReachedFromLegacy() const;
   bool LegacyFlavoured(const FunctionUnit& function) const;
+  bool ComputeLegacyFlavoured(const FunctionUnit& function) const;
   std::string CallerKey(const ResolvedReference& reference) const;
   void ComputeBlocked();
   void ComputeDeletable();
@@ -86,14 +106,17 @@ class Analysis {
   // Per file, the legacy registrations with a twin: their range and node (top-level references
   // inside one go with it).
   std::map<std::string, std::vector<std::pair<SourceRange, std::string>>> removed_registrations_;
-  std::set<std::string> overload_keys_;          // both sides of overload twins
+  std::set<std::string> overload_keys_;      // both sides of overload twins
+  std::vector<std::string> legacy_markers_;  // the configuration's, lower case
+  // LegacyFlavoured's answers (asked only once the candidates are known).
+  mutable std::unordered_map<const FunctionUnit*, bool> legacy_flavoured_;
   std::map<std::string, Language> language_of_;  // by file
   // Python functions that are API (see CollectPythonApi).
   std::set<std::string> python_api_;
-  std::map<std::string, std::vector<const ResolvedReference*>> incoming_;
+  std::unordered_map<std::string, std::vector<const ResolvedReference*>> incoming_;
   std::map<std::string, std::vector<const ResolvedReference*>> outgoing_;
-  std::set<std::string> removed_;      // function keys
-  std::set<std::string> pinned_kept_;  // functions removed code does not reach
+  std::set<std::string, std::less<>> removed_;  // function keys
+  std::set<std::string> pinned_kept_;           // functions removed code does not reach
   // Blocked function key → the caller named in its status: (key, "" at top level; display name).
   std::map<std::string, std::pair<std::string, std::string>> blocked_by_;
   std::set<std::string> blocking_;   // kept legacy callers named by blocked_by_
@@ -121,15 +144,21 @@ void Analysis::CollectCandidates() {
     registration_twins_.emplace(node, pair);
     removed_registrations_[pair.legacy->file].emplace_back(pair.legacy->range, node);
   }
+  auto outgoing = outgoing_.end();  // the last caller's: references come grouped by caller
   for (const ResolvedReference& reference : index_.references()) {
     const std::string& from = reference.reference->from;
     for (const std::string& target : reference.targets) {
       // A function calling itself (or from a function nested in it) does not keep it alive.
       bool self = false;
-      for (std::string key = from; !key.empty(); key = OuterFunctionKey(key)) self |= key == target;
+      for (std::string_view key = from; !key.empty(); key = OuterFunctionKeyView(key)) {
+        self |= key == target;
+      }
       if (!self) incoming_[target].push_back(&reference);
     }
-    outgoing_[from].push_back(&reference);
+    if (outgoing == outgoing_.end() || outgoing->first != from) {
+      outgoing = outgoing_.try_emplace(from).first;
+    }
+    outgoing->second.push_back(&reference);
   }
 }
 
@@ -220,11 +249,11 @@ bool Analysis::ExcludedFromClosure(const FunctionUnit& function) const {
 
 std::optional<std::string> Analysis::RemovalSource(const ResolvedReference& resolved) const {
   const Reference& reference = *resolved.reference;
-  std::optional<std::string> source;
-  for (std::string key = reference.from; !key.empty(); key = OuterFunctionKey(key)) {
-    if (removed_.contains(key)) source = FunctionNode(key);  // the outermost removed function
+  std::string_view outermost;  // the outermost removed function
+  for (std::string_view key = reference.from; !key.empty(); key = OuterFunctionKeyView(key)) {
+    if (removed_.contains(key)) outermost = key;
   }
-  if (source) return source;
+  if (!outermost.empty()) return FunctionNode(std::string(outermost));
   if (!reference.legacy_branches.empty()) {
     return fmt::format("b:{}#{}", resolved.file->file, reference.legacy_branches.front());
   }
@@ -317,6 +346,15 @@ std::set<std::string> Analysis::ReachedFromLegacy() const {
 }
 
 bool Analysis::LegacyFlavoured(const FunctionUnit& function) const {
+  // Asked for every kept caller on every round of ComputeBlocked; the answer never changes.
+  auto known = legacy_flavoured_.find(&function);
+  if (known != legacy_flavoured_.end()) return known->second;
+  const bool legacy = ComputeLegacyFlavoured(function);
+  legacy_flavoured_.emplace(&function, legacy);
+  return legacy;
+}
+
+bool Analysis::ComputeLegacyFlavoured(const FunctionUnit& function) const {
   if (twin_keys_.contains(function.key)) return false;
   if (function_twins_.contains(function.key)) return true;
   for (const std::string& type : function.parameter_types) {
@@ -328,9 +366,8 @@ bool Analysis::LegacyFlavoured(const FunctionUnit& function) const {
       if (!takes_new) return true;
     }
   }
-  const std::string name = Lower(function.name);
-  for (const std::string& marker : config_.legacy_markers) {
-    if (!marker.empty() && name.find(Lower(marker)) != std::string::npos) return true;
+  for (const std::string& marker : legacy_markers_) {
+    if (ContainsIgnoringCase(function.name, marker)) return true;
   }
   return false;
 }
@@ -371,6 +408,7 @@ void Analysis::ComputeBlocked() {
           kept_callers.push_back(caller);
         } else {
           kept_by_other_code = true;
+          if (!candidate) break;  // shared with kept code: never blocked, whatever else calls it
         }
       }
       // A legacy unit with a twin that kept code calls is blocked whoever the caller is; a helper
@@ -660,8 +698,8 @@ DeadcodeReport Analysis::Run() {
 }  // namespace
 
 DeadcodeReport Analyze(const std::vector<FileModel>& files, const DeadcodeConfig& config,
-                       const EvidenceLookup& evidence) {
-  return Analysis(files, config, evidence).Run();
+                       const EvidenceLookup& evidence, int threads) {
+  return Analysis(files, config, evidence, threads).Run();
 }
 
 }  // namespace irm::deadcode

@@ -31,8 +31,9 @@ using EvidenceLookup =
     std::function<std::vector<Evidence>(const std::string& legacy, const std::string& twin)>;
 
 // Findings sorted by file, line, kind and qualified name, with stable ids; the files' problems are
-// carried into the report.
+// carried into the report. References are resolved on `threads` threads; the report is the same
+// at any count.
 DeadcodeReport Analyze(const std::vector<FileModel>& files, const DeadcodeConfig& config,
-                       const EvidenceLookup& evidence);
+                       const EvidenceLookup& evidence, int threads = 1);
 
 }  // namespace irm::deadcode

@@ -34,6 +34,17 @@ class Module {
     model_.functions.push_back(function);
     return function.key;
   }
+  // Adds `name` nested in the function `outer` ("<outer>.<locals>.<name>"); returns its key.
+  std::string DefNested(const std::string& outer, const std::string& name, int start, int end) {
+    FunctionUnit function;
+    function.scope = model_.module;
+    function.key = function.qualname = outer + ".<locals>." + name;
+    function.name = name;
+    function.file = model_.file;
+    function.range = {start, 1, end, 80};
+    model_.functions.push_back(function);
+    return function.key;
+  }
   void Class(const std::string& name, std::vector<std::string> bases = {}) {
     model_.classes.push_back({model_.module + "." + name,
                               model_.module + "." + name,
@@ -294,6 +305,64 @@ TEST(DeadcodeAnalysisTest, PythonReferencesResolveThroughImportsSelfAndSubclasse
                                              "method pkg.lib.Derived._build twin-untested",
                                              "branch pkg.user.main twin-untested"));
   EXPECT_EQ(FindingFor(report, "function", "pkg.lib.parse").callers[0].qualname, "pkg.user.main");
+}
+
+// The same text resolves differently from different callers: whichever caller comes first, the
+// nested function neither hides the module's function from the other caller nor stands in for it.
+TEST(DeadcodeAnalysisTest, ANameResolvesToTheCallersNestedFunctionBeforeTheModules) {
+  for (bool nested_caller_first : {true, false}) {
+    Module m("m");
+    const std::string other = m.Def("other", 10, 16);
+    m.DefNested(other, "helper", 12, 13);
+    const std::string run = m.Def("run", 1, 8);
+    m.Branch(run, 3, 4, 6, 7);
+    // From `other` the nested helper: it does not keep m.helper alive. From `run`: m.helper.
+    if (nested_caller_first) m.Ref(other, "helper", 15);
+    m.Ref(run, "helper", 7, {0});
+    if (!nested_caller_first) m.Ref(other, "helper", 15);
+    m.Def("helper", 20, 21);
+    for (int threads : {1, 2}) {
+      const DeadcodeReport report = Analyze({m.model()}, DefaultConfig(), EvidenceFor({}), threads);
+      EXPECT_THAT(Summaries(report),
+                  ElementsAre("branch m.run twin-untested", "function m.helper twin-untested"))
+          << threads << " threads, nested caller first: " << nested_caller_first;
+    }
+  }
+}
+
+TEST(DeadcodeAnalysisTest, TheReportIsTheSameAtAnyThreadCount) {
+  std::vector<FileModel> files;
+  for (int i = 0; i < 7; ++i) {
+    Module lib("pkg.lib" + std::to_string(i));
+    lib.Class("Base");
+    lib.Class("Derived", {"Base"});
+    const std::string step = lib.Def("step", 1, 8, "Base");
+    lib.Branch(step, 3, 4, 6, 7);
+    lib.Ref(step, "self._pir_build", 4);
+    lib.Ref(step, "self._build", 7, {0});
+    lib.Def("_build", 10, 12, "Derived");
+    lib.Def("_pir_build", 14, 16, "Derived");
+    const std::string use = lib.Def("use", 20, 22);
+    lib.Import("next", "pkg.lib" + std::to_string((i + 1) % 7));
+    lib.Ref(use, "next.use", 21);
+    lib.Ref(use, "next.Derived._build", 22);
+    files.push_back(lib.model());
+  }
+  const DeadcodeReport one = Analyze(files, DefaultConfig(), EvidenceFor({}), 1);
+  ASSERT_EQ(one.findings.size(), 14u);
+  for (int threads : {2, 3, 8}) {
+    const DeadcodeReport many = Analyze(files, DefaultConfig(), EvidenceFor({}), threads);
+    EXPECT_EQ(Summaries(many), Summaries(one)) << threads << " threads";
+    ASSERT_EQ(many.findings.size(), one.findings.size());
+    for (size_t i = 0; i < one.findings.size(); ++i) {
+      EXPECT_EQ(many.findings[i].id, one.findings[i].id);
+      ASSERT_EQ(many.findings[i].callers.size(), one.findings[i].callers.size());
+      for (size_t c = 0; c < one.findings[i].callers.size(); ++c) {
+        EXPECT_EQ(many.findings[i].callers[c].qualname, one.findings[i].callers[c].qualname);
+        EXPECT_EQ(many.findings[i].callers[c].kept, one.findings[i].callers[c].kept);
+      }
+    }
+  }
 }
 
 TEST(DeadcodeAnalysisTest, AnUnresolvedReceiverKeepsEveryMethodOfThatName) {

@@ -2,7 +2,10 @@
 #include "tools/deadcode/code_index.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <set>
+#include <thread>
 
 namespace irm::deadcode {
 namespace {
@@ -28,23 +31,195 @@ int RangeSize(const SourceRange& r) { return (r.end_line - r.start_line) * 10000
 
 }  // namespace
 
-std::string OuterFunctionKey(const std::string& key) {
-  const size_t at = key.rfind(kLocals);
-  return at == std::string::npos ? "" : key.substr(0, at);
+std::string_view OuterFunctionKeyView(std::string_view key) {
+  // The last ".<locals>.", found from its '<' (memrchr) rather than with string_view::rfind,
+  // which compares at every position: resolution asks this for every reference.
+  static_assert(kLocals[1] == '<');
+  size_t end = key.size();
+  while (end > 0) {
+    const void* found = memrchr(key.data(), '<', end);
+    if (found == nullptr) break;
+    const size_t at = static_cast<size_t>(static_cast<const char*>(found) - key.data());
+    if (at >= 1 && key.substr(at - 1).starts_with(kLocals)) return key.substr(0, at - 1);
+    end = at;
+  }
+  return {};
 }
 
-CodeIndex::CodeIndex(const std::vector<FileModel>& files) : files_(files) {
+std::string OuterFunctionKey(const std::string& key) {
+  return std::string(OuterFunctionKeyView(key));
+}
+
+// Resolution runs over a hundred thousand references on a large tree: it works on views and one
+// scratch buffer, and remembers per thread what repeats — the class around the current caller,
+// the classes a `self.` call may dispatch to, the current file's imports by alias.
+class CodeIndex::Resolver {
+ public:
+  explicit Resolver(const CodeIndex& index) : index_(index) {}
+
+  void StartFile(const FileModel& file) {
+    file_ = &file;
+    imports_.clear();
+    for (const auto& [alias, target] : file.imports) imports_[alias].push_back(target);
+    by_name_.clear();
+    context_valid_ = false;
+  }
+
+  std::vector<std::string> Resolve(const Reference& reference) {
+    out_.clear();
+    if (file_->language == Language::kPython) {
+      ResolvePython(reference);
+    } else if (index_.Function(reference.target) != nullptr) {
+      out_.push_back(reference.target);
+    }
+    std::sort(out_.begin(), out_.end());
+    out_.erase(std::unique(out_.begin(), out_.end()), out_.end());
+    return out_;
+  }
+
+ private:
+  // The class whose method (or a function nested in it) holds references made from `from`, and
+  // that method's name.
+  void EnterCaller(const std::string& from) {
+    if (context_valid_ && from == context_from_) return;
+    context_valid_ = true;
+    context_from_ = from;
+    klass_.clear();
+    method_.clear();
+    for (std::string_view key = from; !key.empty(); key = OuterFunctionKeyView(key)) {
+      const FunctionUnit* function = index_.Function(key);
+      if (function != nullptr && !function->class_name.empty()) {
+        klass_ = function->class_name;
+        method_ = function->name;
+        return;
+      }
+    }
+  }
+
+  // Functions named `qualname`, or the constructor of a class named so (__init__).
+  void AddQualname(std::string_view qualname) {
+    auto it = index_.names_.find(qualname);
+    if (it == index_.names_.end()) return;
+    if (it->second.function != nullptr) out_.emplace_back(qualname);
+    if (!it->second.is_class) return;
+    scratch_.assign(qualname);
+    scratch_ += ".__init__";
+    if (index_.Function(scratch_) != nullptr) out_.push_back(scratch_);
+  }
+  // `prefix` + `separator` + `rest`, as AddQualname's argument.
+  void AddQualname(std::string_view prefix, std::string_view separator, std::string_view rest) {
+    joined_.assign(prefix);
+    joined_.append(separator);
+    joined_.append(rest);
+    AddQualname(joined_);
+  }
+
+  // `name` as a method of the classes DispatchClasses gives.
+  void AddMethodInHierarchy(const std::string& class_key, std::string_view name,
+                            const std::string& calling_method) {
+    auto key = std::make_pair(class_key, calling_method);
+    auto cached = dispatch_.find(key);
+    if (cached == dispatch_.end()) {
+      cached = dispatch_.emplace(key, index_.DispatchClasses(class_key, calling_method)).first;
+    }
+    for (const std::string& klass : cached->second) {
+      joined_.assign(klass);
+      joined_.push_back('.');
+      joined_.append(name);
+      if (index_.Function(joined_) != nullptr) out_.push_back(joined_);
+    }
+  }
+
+  void ResolvePython(const Reference& reference) {
+    const std::string_view target = reference.target;
+    EnterCaller(reference.from);
+    constexpr std::string_view kSuper = "super().";
+    if (target.starts_with(kSuper)) {
+      if (!klass_.empty()) AddMethodInHierarchy(klass_, target.substr(kSuper.size()), "");
+      return;
+    }
+    const size_t first_dot = target.find('.');
+    const std::string_view head = target.substr(0, first_dot);
+    // Everything after the first part ("b.c" of "a.b.c"), and the last part.
+    const std::string_view rest =
+        first_dot == std::string_view::npos ? std::string_view() : target.substr(first_dot + 1);
+    const std::string_view last = target.substr(target.rfind('.') + 1);
+    const bool single = first_dot == std::string_view::npos;
+    if ((head == "self" || head == "cls") && !single && rest.find('.') == std::string_view::npos &&
+        !klass_.empty()) {
+      AddMethodInHierarchy(klass_, rest, method_);
+      return;
+    }
+    if (single) {
+      // Innermost first: a function nested in the referencing one (or in one of its outers).
+      for (std::string_view key = reference.from; !key.empty(); key = OuterFunctionKeyView(key)) {
+        AddQualname(key, kLocals, target);
+        if (!out_.empty()) return;
+      }
+    }
+    // What follows depends on the file and the text alone: a name used again resolves as before.
+    auto [known, fresh] = by_name_.try_emplace(target);
+    if (!fresh) {
+      out_ = known->second;
+      return;
+    }
+    ByName(target, head, rest, last, single);
+    known->second = out_;
+  }
+
+  // A name not found among the caller's nested functions: as a name of the module, through the
+  // file's imports, written fully qualified, or (an attribute of an untyped object) any method.
+  void ByName(std::string_view target, std::string_view head, std::string_view rest,
+              std::string_view last, bool single) {
+    AddQualname(file_->module, ".", target);
+    auto imported = imports_.find(head);
+    if (imported != imports_.end()) {
+      for (std::string_view qualified : imported->second) {
+        if (single) {
+          AddQualname(qualified);
+        } else {
+          AddQualname(qualified, ".", rest);
+        }
+      }
+    }
+    AddQualname(target);  // written fully qualified
+    if (out_.empty() && !single) {
+      // An attribute of an object this analysis cannot type: any function of that name may be it.
+      auto it = index_.methods_by_name_.find(last);
+      if (it != index_.methods_by_name_.end()) {
+        out_.insert(out_.end(), it->second.begin(), it->second.end());
+      }
+    }
+  }
+
+  const CodeIndex& index_;
+  const FileModel* file_ = nullptr;
+  std::unordered_map<std::string_view, std::vector<std::string_view>> imports_;
+  std::unordered_map<std::string_view, std::vector<std::string>> by_name_;  // this file's ByName
+  bool context_valid_ = false;
+  std::string context_from_;
+  std::string klass_;
+  std::string method_;
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> dispatch_;
+  std::vector<std::string> out_;
+  std::string scratch_;
+  std::string joined_;
+};
+
+CodeIndex::CodeIndex(const std::vector<FileModel>& files, int threads) : files_(files) {
   for (const FileModel& file : files_) {
     for (const FunctionUnit& function : file.functions) {
       if (!functions_.emplace(function.key, &function).second) continue;
-      function_lookup_.emplace(function.key, &function);
+      names_[function.key].function = &function;
       by_scope_.emplace(std::make_pair(function.scope, function.name), &function);
       by_file_[function.file].push_back(&function);
       if (file.language == Language::kPython) {
         methods_by_name_[function.name].push_back(function.key);
       }
     }
-    for (const ClassUnit& klass : file.classes) classes_.emplace(klass.key, &klass);
+    for (const ClassUnit& klass : file.classes) {
+      if (classes_.emplace(klass.key, &klass).second) names_[klass.key].is_class = true;
+    }
   }
   for (const FileModel& file : files_) {
     if (file.language != Language::kPython) continue;
@@ -69,16 +244,35 @@ CodeIndex::CodeIndex(const std::vector<FileModel>& files) : files_(files) {
       }
     }
   }
-  for (const FileModel& file : files_) {
-    for (const Reference& reference : file.references) {
-      references_.push_back({&file, &reference, Resolve(file, reference)});
-    }
+
+  // Each file's references in order; files are shared out between the threads.
+  std::vector<size_t> first_reference(files_.size() + 1, 0);
+  for (size_t i = 0; i < files_.size(); ++i) {
+    first_reference[i + 1] = first_reference[i] + files_[i].references.size();
   }
+  references_.resize(first_reference.back());
+  std::atomic<size_t> next_file{0};
+  auto work = [&] {
+    Resolver resolver(*this);
+    for (size_t i = next_file++; i < files_.size(); i = next_file++) {
+      const FileModel& file = files_[i];
+      resolver.StartFile(file);
+      for (size_t r = 0; r < file.references.size(); ++r) {
+        const Reference& reference = file.references[r];
+        references_[first_reference[i] + r] = {&file, &reference, resolver.Resolve(reference)};
+      }
+    }
+  };
+  const int workers = std::clamp(threads, 1, std::max(1, static_cast<int>(files_.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < workers; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
 }
 
-const FunctionUnit* CodeIndex::Function(const std::string& key) const {
-  auto it = function_lookup_.find(key);
-  return it == function_lookup_.end() ? nullptr : it->second;
+const FunctionUnit* CodeIndex::Function(std::string_view key) const {
+  auto it = names_.find(key);
+  return it == names_.end() ? nullptr : it->second.function;
 }
 
 const FunctionUnit* CodeIndex::InScope(const std::string& scope, const std::string& name) const {
@@ -97,20 +291,6 @@ const FunctionUnit* CodeIndex::Enclosing(const std::string& file, int line, int 
   return best;
 }
 
-std::vector<std::string> CodeIndex::Resolve(const FileModel& file,
-                                            const Reference& reference) const {
-  if (file.language == Language::kPython) return ResolvePython(file, reference);
-  if (Function(reference.target) == nullptr) return {};
-  return {reference.target};
-}
-
-void CodeIndex::AddQualname(const std::string& qualname, std::set<std::string>* out) const {
-  if (Function(qualname) != nullptr) out->insert(qualname);
-  if (classes_.contains(qualname) && Function(qualname + ".__init__") != nullptr) {
-    out->insert(qualname + ".__init__");
-  }
-}
-
 std::vector<std::string> CodeIndex::Ancestors(const std::string& class_key) const {
   std::vector<std::string> queue = {class_key};
   std::set<std::string> seen = {class_key};
@@ -124,9 +304,8 @@ std::vector<std::string> CodeIndex::Ancestors(const std::string& class_key) cons
   return {queue.begin() + 1, queue.end()};
 }
 
-void CodeIndex::AddMethodInHierarchy(const std::string& class_key, const std::string& name,
-                                     const std::string& calling_method,
-                                     std::set<std::string>* out) const {
+std::vector<std::string> CodeIndex::DispatchClasses(const std::string& class_key,
+                                                    const std::string& calling_method) const {
   // Ancestors and descendants: `self.f()` in a base class may run a subclass's override.
   std::set<std::string> related = {class_key};
   for (const auto* links : {&bases_, &derived_}) {
@@ -147,9 +326,7 @@ void CodeIndex::AddMethodInHierarchy(const std::string& class_key, const std::st
       }
     }
   }
-  for (const std::string& klass : related) {
-    if (Function(klass + "." + name) != nullptr) out->insert(klass + "." + name);
-  }
+  return {related.begin(), related.end()};
 }
 
 std::string CodeIndex::ResolveClass(const FileModel& file, const std::string& base) const {
@@ -162,52 +339,6 @@ std::string CodeIndex::ResolveClass(const FileModel& file, const std::string& ba
   if (classes_.contains(file.module + "." + base)) return file.module + "." + base;
   if (classes_.contains(base)) return base;
   return "";
-}
-
-std::vector<std::string> CodeIndex::ResolvePython(const FileModel& file,
-                                                  const Reference& reference) const {
-  std::set<std::string> out;
-  const std::string& target = reference.target;
-  // The class whose method (or a function nested in it) holds the reference.
-  std::string klass;
-  std::string method;  // the method of `klass` that holds the reference
-  for (std::string key = reference.from; !key.empty(); key = OuterFunctionKey(key)) {
-    const FunctionUnit* function = Function(key);
-    if (function != nullptr && !function->class_name.empty()) {
-      klass = function->class_name;
-      method = function->name;
-      break;
-    }
-  }
-  constexpr std::string_view kSuper = "super().";
-  if (target.starts_with(kSuper)) {
-    if (!klass.empty()) AddMethodInHierarchy(klass, target.substr(kSuper.size()), "", &out);
-    return {out.begin(), out.end()};
-  }
-  const std::vector<std::string> parts = SplitDots(target);
-  if ((parts[0] == "self" || parts[0] == "cls") && parts.size() == 2 && !klass.empty()) {
-    AddMethodInHierarchy(klass, parts[1], method, &out);
-    return {out.begin(), out.end()};
-  }
-  if (parts.size() == 1) {
-    // Innermost first: a function nested in the referencing one (or in one of its outers).
-    for (std::string key = reference.from; !key.empty(); key = OuterFunctionKey(key)) {
-      AddQualname(key + std::string(kLocals) + target, &out);
-      if (!out.empty()) return {out.begin(), out.end()};
-    }
-  }
-  AddQualname(file.module + "." + target, &out);
-  for (const auto& [alias, qualified] : file.imports) {
-    if (alias != parts[0]) continue;
-    AddQualname(parts.size() == 1 ? qualified : qualified + "." + JoinFrom(parts, 1), &out);
-  }
-  AddQualname(target, &out);  // written fully qualified
-  if (out.empty() && parts.size() > 1) {
-    // An attribute of an object this analysis cannot type: any function of that name may be it.
-    auto it = methods_by_name_.find(parts.back());
-    if (it != methods_by_name_.end()) out.insert(it->second.begin(), it->second.end());
-  }
-  return {out.begin(), out.end()};
 }
 
 }  // namespace irm::deadcode

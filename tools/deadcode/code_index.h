@@ -21,6 +21,8 @@ inline constexpr std::string_view kLocals = ".<locals>.";
 
 // "m.C.f.<locals>.g" → "m.C.f"; "" when the key is not a nested function's.
 std::string OuterFunctionKey(const std::string& key);
+// The same as a view into `key`.
+std::string_view OuterFunctionKeyView(std::string_view key);
 
 // A reference with the functions it resolves to (keys, sorted, possibly none).
 struct ResolvedReference {
@@ -31,11 +33,13 @@ struct ResolvedReference {
 
 class CodeIndex {
  public:
-  explicit CodeIndex(const std::vector<FileModel>& files);
+  // References are resolved on `threads` threads (files split between them); the index is the
+  // same at any count.
+  explicit CodeIndex(const std::vector<FileModel>& files, int threads = 1);
 
   const std::vector<FileModel>& files() const { return files_; }
   // The function with this key, or nullptr.
-  const FunctionUnit* Function(const std::string& key) const;
+  const FunctionUnit* Function(std::string_view key) const;
   // Every function, in key order (one entry per key: duplicates across TUs merged).
   const std::map<std::string, const FunctionUnit*>& functions() const { return functions_; }
   // Functions by (scope, name): the candidates of a twin rule.
@@ -48,27 +52,30 @@ class CodeIndex {
   std::vector<std::string> Ancestors(const std::string& class_key) const;
 
  private:
-  std::vector<std::string> Resolve(const FileModel& file, const Reference& reference) const;
-  std::vector<std::string> ResolvePython(const FileModel& file, const Reference& reference) const;
-  // Functions named `qualname`, or the constructor of a class named so (__init__).
-  void AddQualname(const std::string& qualname, std::set<std::string>* out) const;
-  // `name` defined as a method of `class_key`, its ancestors or descendants (dispatch). With a
-  // `calling_method` (`self.name()` written in that method of `class_key`), a descendant that
+  class Resolver;  // one thread's resolution of references (code_index.cc)
+
+  // The classes whose method `name` a `self.name()` in `calling_method` of `class_key` may run:
+  // the class, its ancestors and its descendants (dispatch) — except that a descendant that
   // overrides the calling method without calling `super().<calling_method>` never runs it, so
-  // neither it nor the classes below it are reached from there.
-  void AddMethodInHierarchy(const std::string& class_key, const std::string& name,
-                            const std::string& calling_method, std::set<std::string>* out) const;
+  // neither it nor the classes below it are reached from there. Sorted.
+  std::vector<std::string> DispatchClasses(const std::string& class_key,
+                                           const std::string& calling_method) const;
   std::string ResolveClass(const FileModel& file, const std::string& base) const;
 
   const std::vector<FileModel>& files_;
   std::map<std::string, const FunctionUnit*> functions_;
-  // The same, hashed: resolution looks names up millions of times on a large tree.
-  std::unordered_map<std::string_view, const FunctionUnit*> function_lookup_;
+  // Function and class keys, hashed: resolution looks names up millions of times on a large tree.
+  struct NameEntry {
+    const FunctionUnit* function = nullptr;
+    bool is_class = false;
+  };
+  std::unordered_map<std::string_view, NameEntry> names_;
   std::map<std::pair<std::string, std::string>, const FunctionUnit*> by_scope_;
-  std::map<std::string, std::vector<std::string>> methods_by_name_;  // Python: name → keys
-  std::map<std::string, const ClassUnit*> classes_;                  // key → class
-  std::map<std::string, std::vector<std::string>> bases_;            // class → resolved bases
-  std::map<std::string, std::vector<std::string>> derived_;          // class → direct subclasses
+  // Python: name → keys.
+  std::map<std::string, std::vector<std::string>, std::less<>> methods_by_name_;
+  std::map<std::string, const ClassUnit*> classes_;          // key → class
+  std::map<std::string, std::vector<std::string>> bases_;    // class → resolved bases
+  std::map<std::string, std::vector<std::string>> derived_;  // class → direct subclasses
   std::map<std::string, std::vector<const FunctionUnit*>> by_file_;
   // Python methods whose body (or a function nested in it) calls `super().<own name>`.
   std::set<std::string> extends_super_;

@@ -81,7 +81,9 @@ int RunIrDeadcode(int argc, const char* const* argv, std::ostream& out, std::ost
       ->check(CLI::IsMember({"json", "md", "sarif"}));
   app.add_option("-o,--output", o.output, "report file ('-': standard output)");
   app.add_option("--root", o.root, "directory the report's paths are relative to");
-  app.add_option("-j,--threads", o.threads, "front-end threads (the report is the same at any)")
+  app.add_option(
+         "-j,--threads", o.threads,
+         "threads for the front ends and reference resolution (the report is the same at any)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   app.add_flag("--fail-on-errors", o.fail_on_errors, "exit 1 when any input had a problem");
@@ -136,10 +138,12 @@ int RunIrDeadcode(int argc, const char* const* argv, std::ostream& out, std::ost
     }
   }
 
-  DeadcodeReport report =
-      Analyze(files, config, [&evidence](const std::string& legacy, const std::string& twin) {
+  DeadcodeReport report = Analyze(
+      files, config,
+      [&evidence](const std::string& legacy, const std::string& twin) {
         return evidence.Lookup(legacy, twin);
-      });
+      },
+      o.threads);
   report.tool_version = kVersion;
   report.root = o.root;
   report.python_files = python_files;
