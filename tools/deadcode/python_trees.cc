@@ -1,9 +1,8 @@
 // Walking source trees for the Python front end: every *.py file under the given folders, in a
 // deterministic order, analyzed on a pool of threads into a result list sorted by file.
-#include <fcntl.h>
-#include <fmt/format.h>
 #include <sys/stat.h>
-#include <unistd.h>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
@@ -119,38 +118,6 @@ class Walker {
   std::vector<FileModel>& problems_;
 };
 
-// A source file's bytes. A regular file is read straight into a string of its size (ReadFile
-// reads through a zeroed 1 MiB buffer, which cost more than the read itself on a tree of small
-// files); anything else — an error, a file that is not regular, one that changes size while it is
-// read — goes through ReadFile, which says what went wrong.
-StatusOr<std::string> ReadSource(const std::string& path) {
-  static const uint64_t max_bytes = MaxInputBytes();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ReadFile(path);
-  std::string data;
-  bool whole = false;
-  struct stat info;
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size >= 0 &&
-      static_cast<uint64_t>(info.st_size) < max_bytes) {
-    // One byte more than the size: a read that fills it means the file grew.
-    data.resize(static_cast<size_t>(info.st_size) + 1);
-    size_t filled = 0;
-    while (filled < data.size()) {
-      const ssize_t n = ::read(fd, data.data() + filled, data.size() - filled);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        whole = n == 0 && filled == static_cast<size_t>(info.st_size);
-        break;
-      }
-      filled += static_cast<size_t>(n);
-    }
-    data.resize(filled);
-  }
-  ::close(fd);
-  if (!whole) return ReadFile(path);
-  return data;
-}
-
 fs::path Normal(const std::string& path) {
   std::error_code error;
   fs::path absolute = fs::absolute(path, error);
@@ -218,7 +185,7 @@ StatusOr<std::vector<FileModel>> AnalyzePythonTrees(
       if (taken >= files.size()) return;
       const size_t i = order[taken];
       const SourceFile& file = files[i];
-      StatusOr<std::string> source = ReadSource(file.path);
+      StatusOr<std::string> source = ReadFile(file.path);
       if (source.ok()) {
         models[i] = AnalyzePythonSource(*source, file.relative, file.module, config);
       } else {
