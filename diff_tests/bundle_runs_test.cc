@@ -108,7 +108,7 @@ INSTANTIATE_TEST_SUITE_P(StandardCases, CorpusBundleTest,
                            return (*StandardCases()).at(static_cast<size_t>(info.param)).name;
                          });
 
-// Tier 2 of the parity tiers (parity.md), as the parity engine applies it.
+// The reordered tier (docs/parity.md, "Tiers"), as the parity engine applies it.
 ::testing::AssertionResult WithinReorderedTier(const Tensor& a, const Tensor& b) {
   const diff::Comparison c = diff::CompareTensors(a, b, diff::Tier::kReordered);
   if (c.pass) return ::testing::AssertionSuccess();

@@ -1,9 +1,9 @@
-// Comparing the aligned tensors of two traces and finding the first divergence (parity.md): the
-// earliest op of the old trace, in execution order, with an output that differs from its aligned
-// twin while every input it read matched — the latest write of each input name before the op on
-// each side; an input no op wrote (a feed, a parameter) matches, since both runs start from equal
-// feeds and parameters. With hashes only, the exact tier decides by hash; the other tiers need the
-// kept tensors (a pair without them is not compared).
+// Comparing the aligned tensors of two traces and finding the first divergence (docs/parity.md):
+// the earliest op of the old trace, in execution order, with an output that differs from its
+// aligned twin while every input it read matched — the latest write of each input name before the
+// op on each side; an input no op wrote (a feed, a parameter) matches, since both runs start from
+// equal feeds and parameters. With hashes only, the exact tier decides by hash; the other tiers
+// need the kept tensors (a pair without them is not compared).
 #pragma once
 
 #include <optional>

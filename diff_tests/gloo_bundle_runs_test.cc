@@ -38,7 +38,7 @@ StatusOr<MultiRankResult> RunBundle(const std::string& dir, bool gloo,
   return rt::RunBundleRanks(dir, config);
 }
 
-// Bit for bit when `exact`, else within the reordered tier (parity.md, tier 2), as the parity
+// Bit for bit when `exact`, else within the reordered tier (docs/parity.md, "Tiers"), as the parity
 // engine applies it.
 ::testing::AssertionResult Agree(const Tensor& a, const Tensor& b, bool exact) {
   const diff::Comparison c =

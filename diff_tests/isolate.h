@@ -1,7 +1,7 @@
-// Isolated re-execution (parity.md, after XLA's --isolate_instructions): the suspect new-IR op is
-// copied into a program of its own — each operand a pd_op.data fed the tensor the legacy run read
-// under the operand's logical name (operands made by operand-free ops without a legacy name, such
-// as a pd_op.full scale factor, are copied along), its attributes as they are — and run on the
+// Isolated re-execution (docs/parity.md, after XLA's --isolate_instructions): the suspect new-IR op
+// is copied into a program of its own — each operand a pd_op.data fed the tensor the legacy run
+// read under the operand's logical name (operands made by operand-free ops without a legacy name,
+// such as a pd_op.full scale factor, are copied along), its attributes as they are — and run on the
 // PirExecutor. If its outputs still differ from the legacy op's, the op itself computes
 // differently (a translation or a binding is wrong); if not, it inherited drift from its inputs.
 #pragma once

@@ -3,7 +3,7 @@
 // legacy binding and every new-IR binding names a kernel the real registry has; every op of the
 // legacy schema (oldir/op_schema) has an op-compat row that translates it, or sits in the
 // not-translated list below with the reason. The tables themselves stay independent
-// (architecture.md, invariant 1): these tests only read them.
+// (docs/architecture.md, invariant 1): these tests only read them.
 //
 // Here, in diff_tests/, because this is the lowest layer allowed to see all of them:
 // reference_runtime must not include translator, and oldir neither of them. The oldir-only check

@@ -105,7 +105,7 @@ void WritePipelineBundle(const oldir::models::ModelPrograms& model, const Case& 
 // bounds (VPP's labels) takes the bound of the job that reads it.
 // `p2p`: unset, room for every message of a step — the legacy 1F1B-style schedules have a stage
 // send its next forward while its peer sends a backward, and run where a send completes before
-// its receive, as on NCCL while a message fits its buffers (architecture.md, point-to-point
+// its receive, as on NCCL while a message fits its buffers (docs/architecture.md, point-to-point
 // semantics).
 StatusOr<rt::MultiRankResult> RunBundle(const std::string& dir, int micro_batches,
                                         std::optional<schedules::P2pModel> p2p = std::nullopt) {

@@ -1,4 +1,4 @@
-// The distributed-vs-serial check (architecture.md, invariant 6; docs/parity.md, "Distributed
+// The distributed-vs-serial check (docs/architecture.md, invariant 6; docs/parity.md, "Distributed
 // against serial"): a distributed legacy bundle and the serial one-rank bundle of the same model
 // run on the reference runtime from the same seed — the distributed ranks on the thread world,
 // each data-parallel replica reading its rows of the global batch, and the serial rank the whole

@@ -1,8 +1,8 @@
 // What the tests of the legacy passes share when they check a pass's output against the serial
-// program (architecture.md, invariant 6): the small zoo training programs they run, a few tensor
-// helpers, and the serial twin with its float64 shadow that a tensor missing the reordered tier is
-// arbitrated by — with the parity driver's own rule (serial_arbitration.h, AgainstSerial), so the
-// passes' tests and `ir-migrate parity --serial` judge alike.
+// program (docs/architecture.md, invariant 6): the small zoo training programs they run, a few
+// tensor helpers, and the serial twin with its float64 shadow that a tensor missing the reordered
+// tier is arbitrated by — with the parity driver's own rule (serial_arbitration.h, AgainstSerial),
+// so the passes' tests and `ir-migrate parity --serial` judge alike.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-// Comparing one tensor of a candidate run with the same tensor of a reference run (parity.md):
+// Comparing one tensor of a candidate run with the same tensor of a reference run (docs/parity.md):
 // the metrics a report shows (max abs diff and where, max rel diff and where, normwise error,
 // mismatch count and share, ULP distance median and max, cosine similarity, bitwise equality) and
 // the verdict of a tolerance tier — exact (bitwise), reordered (normwise and elementwise bounds per

@@ -6,7 +6,7 @@
 // and every parameter and piece of optimizer state — a sharded one reassembled from the ranks'
 // shards (ShardSlice, rank<N>/shards.json) — within the reordered tier of docs/parity.md. The
 // ranks start from the serial parameters because each sharded initialiser draws the serial
-// numbers of its elements (architecture.md, invariant 6). What makes the sums agree is the
+// numbers of its elements (docs/architecture.md, invariant 6). What makes the sums agree is the
 // communication Paddle's dist op impls insert (python/paddle/distributed/auto_parallel/static/
 // operators/dist_matmul.py, dist_embedding.py, dist_cross_entropy.py).
 //

@@ -113,7 +113,8 @@ std::string_view OpNamePrefixOfDialect(std::string_view dialect) {
 
 Status RegisterDistDialect(OpRegistry& registry) {
   // Operand and result names follow dist_op.h (shard_tensor: input -> out; the others: x -> out).
-  // dtensor_from_local / dtensor_to_local result names are not in paddle-ir.md; "out" is assumed.
+  // dtensor_from_local / dtensor_to_local: result names not checked against Paddle's sources;
+  // "out" is assumed.
   std::vector<OpInfo> ops = {
       {.name = "dist_op.shard_tensor",
        .summary = "turns a dense tensor into a distributed tensor (dense -> pd_dist.tensor)",

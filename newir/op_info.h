@@ -1,7 +1,7 @@
 // The op table: one OpInfo per op is the single source of truth for its signature (operands with
 // optional/variadic flags, results, attributes with kinds and defaults), its in-place and
-// side-effect flags, its region count and its verifier hook. Printer, parser, JSON, verifier and
-// passes all read it; an OpRegistry maps names to entries.
+// side-effect flags, its region count, its verifier hook and its fold hook. Printer, parser, JSON,
+// verifier and passes all read it; an OpRegistry maps names to entries.
 #pragma once
 
 #include <map>
@@ -17,6 +17,7 @@
 namespace irm::newir {
 
 class Operation;
+class Value;
 
 // How many values a slot takes and of what shape, as far as the table can say:
 // - a plain slot (neither flag) takes one value that is not a vector (a tensor, tensor array,
@@ -59,6 +60,26 @@ struct AttrSpec {
 // against the table, but must not assume they passed: it sees the op as it is.
 using OpVerifyFn = Status (*)(const Operation& op);
 
+// What an op's fold hook found (MLIR's OpFoldResult, in the two forms this project's folds take);
+// both fields null: nothing. The hook only describes: the pass that applies a fold
+// (newir/transforms/canonicalize_pass.cc) first checks what the hook cannot see from the op
+// alone — persistable or fetched results, readers that write in place, dist attrs — and may
+// refuse it.
+struct OpFoldResult {
+  // An existing value that result 0 always equals: the result's readers may read it instead and
+  // the op can go (MLIR's fold returning a value). The op's other results must be unused.
+  Value* result = nullptr;
+  // Or the op stays, reading `operand_value` at operand `operand_index` instead of what it reads
+  // now: both hold the same numbers (MLIR's in-place fold: assign(assign(x)) -> assign(x)). The
+  // pass applies this first, then asks the hook again.
+  size_t operand_index = 0;
+  Value* operand_value = nullptr;
+};
+
+// Folds the op, as MLIR's `fold` of an op with `hasFolder`: sees the op (its operands' producers
+// included, which is where constant operands come from) and changes nothing.
+using OpFoldFn = OpFoldResult (*)(const Operation& op);
+
 struct OpInfo {
   std::string name = {};  // "dialect.op"
   std::string summary = {};
@@ -70,6 +91,7 @@ struct OpInfo {
   bool side_effect = false;  // must survive dead-code elimination
   bool terminator = false;   // ends a block (cf.yield)
   OpVerifyFn verify = nullptr;
+  OpFoldFn fold = nullptr;  // null: the op never folds
 
   std::string_view dialect() const;
   const AttrSpec* FindAttribute(std::string_view attr_name) const;

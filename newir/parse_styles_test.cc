@@ -237,8 +237,8 @@ TEST(ParserTest, TensorSpellingsOfEveryEra) {
             Type::DenseTensor(Type::F32(), {2}, DataLayout::kNCHW, {{0, 1, 2}, {}}, 7));
 }
 
-// The pd_dist print forms, oldest first (reference/paddle-ir.md §2.3; Paddle PRs 62603, 63072,
-// 69262), and their canonical re-print.
+// The pd_dist print forms, oldest first (paddle/fluid/pir/dialect/distributed/ir/; Paddle PRs
+// 62603, 63072, 69262), and their canonical re-print.
 TEST(ParserTest, DistFormsOfEveryEra) {
   // March 2024: a brace-less op_dist_attr with mesh-less entries; types without process ids.
   const std::string march =

@@ -333,7 +333,7 @@ TEST(ParserTest, DebugIdsAreRead) {
 }
 
 // A program in the 3.0-beta typed style as Paddle prints it (written by hand from
-// reference/paddle-ir.md §2.1): other value numbers than ours, so it re-prints renumbered.
+// paddle/pir/src/core/ir_printer.cc): other value numbers than ours, so it re-prints renumbered.
 TEST(ParserTest, Paddle30BetaFixture) {
   const std::string fixture =
       "{\n"

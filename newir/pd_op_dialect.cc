@@ -1,16 +1,18 @@
 // Op table of the `pd_op` dialect: the forward, grad and optimizer ops of the legacy op set under
-// their PIR names (reference/paddle-ir.md §3.5), control flow (pd_op.if, pd_op.while) and the
-// communication ops in both the phi style (all_reduce, ...) and the legacy c_ style (§2.4).
-// Signatures follow Paddle's ops.yaml / backward.yaml as PIR generates them: IntArray and Scalar
-// attributes that the yaml marks as mutable become operands (PIR materializes them with
+// their PIR names (Paddle's paddle/phi/ops/yaml/op_compat.yaml), control flow (pd_op.if,
+// pd_op.while) and the communication ops in both the phi style (all_reduce, ...) and the legacy c_
+// style. Signatures follow Paddle's ops.yaml / backward.yaml as PIR generates them: IntArray and
+// Scalar attributes that the yaml marks as mutable become operands (PIR materializes them with
 // pd_op.full / pd_op.full_int_array), so they are listed here as operands, in yaml order; an
 // IntArray one may also be a vector of scalar tensors (a list with tensor items). The verifier
-// hooks of the ops with related types are in pd_op_verify.cc.
+// hooks of the ops with related types are in pd_op_verify.cc, the fold hooks in pd_op_folds.cc.
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "newir/dialect.h"
+#include "newir/pd_op_dialect_conv.h"
+#include "newir/pd_op_folds.h"
 #include "newir/pd_op_verify.h"
 
 namespace irm::newir {
@@ -72,7 +74,8 @@ AttrSpec Int64sReq(std::string name) {
 AttrSpec IntArr(std::string name, std::vector<int64_t> v) {
   return Def(std::move(name), Attribute::IntArrayAttr(std::move(v)));
 }
-// Place defaults to undefined: the translator's "blank place" (paddle-ir.md §3.1).
+// Place defaults to undefined: the translator's "blank place"
+// (paddle/fluid/ir_adaptor/translator/).
 AttrSpec PlaceAttr(std::string name = "place") {
   return Def(std::move(name), Attribute::PlaceAttr(Place{}));
 }
@@ -85,11 +88,13 @@ OpInfo Op(std::string name, std::string summary, std::vector<OperandSpec> operan
           .results = std::move(results),
           .attributes = std::move(attributes)};
 }
-// The trailing-underscore variant that writes its first input (PIR's in-place op).
+// The trailing-underscore variant that writes its first input (PIR's in-place op). It does not
+// fold: its result is its input, written.
 OpInfo Inplace(OpInfo op) {
   op.name += "_";
   op.summary += " (in place)";
   op.inplace = true;
+  op.fold = nullptr;
   return op;
 }
 OpInfo SideEffect(OpInfo op) {
@@ -98,6 +103,10 @@ OpInfo SideEffect(OpInfo op) {
 }
 OpInfo Verified(OpInfo op, OpVerifyFn verify) {
   op.verify = verify;
+  return op;
+}
+OpInfo Folded(OpInfo op, OpFoldFn fold) {
+  op.fold = fold;
   return op;
 }
 
@@ -181,10 +190,13 @@ void AddMath(Table& t) {
            {Out("weight_grad")}, {I64("padding_idx", -1), Bool("sparse", false)}));
 
   // IntArray / Scalar operands: mutable attributes (see the file comment).
-  t.AddWithInplace(Op("scale", "x * scale + bias (or (x + bias) * scale)", {In("x"), In("scale")},
-                      {Out("out")}, {F32("bias", 0.0f), Bool("bias_after_scale", true)}));
-  t.AddWithInplace(Op("cast", "converts to dtype", {In("x")}, {Out("out")},
-                      {Req("dtype", AttrKind::kDataType)}));
+  t.AddWithInplace(
+      Folded(Op("scale", "x * scale + bias (or (x + bias) * scale)", {In("x"), In("scale")},
+                {Out("out")}, {F32("bias", 0.0f), Bool("bias_after_scale", true)}),
+             FoldScaleOp));
+  t.AddWithInplace(Folded(
+      Op("cast", "converts to dtype", {In("x")}, {Out("out")}, {Req("dtype", AttrKind::kDataType)}),
+      FoldCastOp));
   // dropout's p is a non-mutable Scalar(float): PIR stores it as a Float attribute.
   t.Add(Op("dropout", "random zeroing", {In("x"), Opt("seed_tensor")}, {Out("out"), Out("mask")},
            {F32("p", 0.5f), Bool("is_test", false), Str("mode", "upscale_in_train"), I32("seed", 0),
@@ -231,8 +243,9 @@ void AddMath(Table& t) {
 
 void AddShapeAndCreation(Table& t) {
   // reshape keeps the two-output form (out, xshape) of the 3.0 yaml; reshape_grad reads xshape.
-  t.AddWithInplace(Op("reshape", "changes the shape", {In("x"), IntArrayIn("shape")},
-                      {Out("out"), OptOut("xshape")}));
+  t.AddWithInplace(Folded(Op("reshape", "changes the shape", {In("x"), IntArrayIn("shape")},
+                             {Out("out"), OptOut("xshape")}),
+                          FoldReshapeOp));
   t.Add(Op("reshape_grad", "gradient of reshape", {In("xshape"), In("out_grad")}, {Out("x_grad")}));
   t.Add(Op("transpose", "permutes dims", {In("x")}, {Out("out")}, {Ints("perm", {})}));
   t.Add(Op("transpose_grad", "gradient of transpose", {In("out_grad")}, {Out("x_grad")},
@@ -287,7 +300,7 @@ void AddShapeAndCreation(Table& t) {
            {Int64s("value", {}), Dtype("dtype", DataType::kInt64), PlaceAttr()}));
   t.Add(Op("full_like", "a tensor shaped like x filled with value", {In("x"), In("value")},
            {Out("out")}, {Dtype("dtype", DataType::kUndefined), PlaceAttr()}));
-  t.Add(Op("assign", "copies x", {In("x")}, {Out("out")}));
+  t.Add(Folded(Op("assign", "copies x", {In("x")}, {Out("out")}), FoldAssignOp));
   t.Add(Inplace(Op("assign_out", "copies x into output", {In("x"), In("output")}, {Out("out")})));
   // share_data_ is what reshard lowering emits for the piece a rank keeps
   // (auto_parallel/reshard_lowering.cc); no legacy op translates to either form yet (the legacy
@@ -456,7 +469,8 @@ Status RegisterPdOpDialect(OpRegistry& registry) {
   AddFeedFetchAndOptimizers(t);
   AddControlFlow(t);
   AddCommunication(t);
-  return t.RegisterInto(registry);
+  IRM_RETURN_IF_ERROR(t.RegisterInto(registry));
+  return RegisterPdOpConvolutionOps(registry);
 }
 
 }  // namespace irm::newir

@@ -1,5 +1,6 @@
 // Tests of the pd_op and pd_dist op tables: unique names in the right dialect, hand-checked
-// signatures of representative ops (from Paddle's ops.yaml and paddle-ir.md §2.3-§3.5), the
+// signatures of representative ops (from Paddle's ops.yaml, op_compat.yaml and
+// paddle/fluid/pir/dialect/distributed/ir/), the
 // in-place and side-effect flags, the dist_op prefix mapping, and building ops against the tables.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

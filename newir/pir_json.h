@@ -1,5 +1,5 @@
 // The JSON form of the new IR, following Paddle PIR's save layout
-// (paddle/fluid/pir/serialize_deserialize/, reference/paddle-ir.md §2.2): a `base_code` header
+// (paddle/fluid/pir/serialize_deserialize/): a `base_code` header
 // (magic "pir", version, trainable) and the top module's region as compact-keyed objects (`#`, `%`,
 // `I`, `O`, `A`, `OA`, `TT`, `D`, ...), with dialect ids in op, type and attribute names
 // ("1.matmul", "0.t_dtensor", "1.a_intarray"), results numbered from 1 up, block arguments from -1

@@ -205,7 +205,8 @@ TEST(PirJsonTest, WritesInvalidUtf8WithReplacementCharacters) {
       << json;
 }
 
-// The whole document of a small program, written by hand from paddle-ir.md §2.2.
+// The whole document of a small program, written by hand from Paddle's
+// paddle/fluid/pir/serialize_deserialize/.
 TEST(PirJsonTest, WritesPaddleLayout) {
   Program program;
   Builder b(program.block());

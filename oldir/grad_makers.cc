@@ -250,6 +250,22 @@ std::vector<GradOp> LayerNormGrad(const GradMakerContext& ctx) {
   return {std::move(op)};
 }
 
+// Conv2DGradMaker (paddle/fluid/operators/conv_op.h): Input, Filter, Output@GRAD; Bias (and its
+// gradient) only when the op has one.
+std::vector<GradOp> Conv2dGrad(const GradMakerContext& ctx) {
+  GradOp op = WithAttrMap(ctx, "conv2d_grad");
+  op.SetInput("Input", ctx.Input("Input"));
+  op.SetInput("Filter", ctx.Input("Filter"));
+  op.SetInput(Grad("Output"), ctx.OutputGrad("Output"));
+  op.SetOutput(Grad("Input"), ctx.InputGrad("Input"));
+  op.SetOutput(Grad("Filter"), ctx.InputGrad("Filter"));
+  if (ctx.HasInput("Bias")) {
+    op.SetInput("Bias", ctx.Input("Bias"));
+    op.SetOutput(Grad("Bias"), ctx.InputGrad("Bias"));
+  }
+  return {std::move(op)};
+}
+
 std::vector<GradOp> LookupTableV2Grad(const GradMakerContext& ctx) {
   GradOp op = WithAttrMap(ctx, "lookup_table_v2_grad");
   op.SetInput("W", ctx.Input("W"));
@@ -386,6 +402,7 @@ const std::vector<GradRule>& Rules() {
       {"gelu", DepXGrad},
       {"softmax", SoftmaxGrad},
       {"layer_norm", LayerNormGrad},
+      {"conv2d", Conv2dGrad},
       {"lookup_table_v2", LookupTableV2Grad},
       {"reshape2", XShapeGrad},
       {"transpose2", XShapeGrad},

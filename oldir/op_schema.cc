@@ -211,6 +211,42 @@ void AddNn(std::vector<OpSchema>* t) {
                 {In("Label"), In("Softmax"), In("Loss@GRAD"), Opt("Backprop")},
                 {Opt("Logits@GRAD")},
                 swce});
+
+  // conv2d (paddle/fluid/operators/conv_op.cc, Conv2DOpMaker and Conv2DGradMaker; the extras of
+  // op_compat.yaml's conv2d entry): Bias and ResidualData are oneDNN fusion inputs; the grad maker
+  // re-feeds Input and Filter (and Bias when the forward had one).
+  const Attrs conv2d = Cat({{A("strides", pf::INTS),
+                             A("paddings", pf::INTS),
+                             A("padding_algorithm", pf::STRING),
+                             A("groups", pf::INT),
+                             A("dilations", pf::INTS),
+                             A("data_format", pf::STRING),
+                             A("is_test", pf::BOOLEAN),
+                             A("use_cudnn", pf::BOOLEAN),
+                             A("fuse_relu_before_depthwise_conv", pf::BOOLEAN),
+                             A("use_quantizer", pf::BOOLEAN),
+                             A("fuse_relu", pf::BOOLEAN),
+                             A("fuse_activation", pf::STRING),
+                             A("fuse_alpha", pf::FLOAT),
+                             A("fuse_beta", pf::FLOAT),
+                             A("use_addto", pf::BOOLEAN),
+                             A("fuse_residual_connection", pf::BOOLEAN),
+                             A("Scale_in", pf::FLOAT),
+                             A("Scale_out", pf::FLOAT),
+                             A("Scale_in_eltwise", pf::FLOAT),
+                             A("Scale_weights", pf::FLOATS),
+                             A("force_fp32_output", pf::BOOLEAN),
+                             A("workspace_size_MB", pf::INT),
+                             A("exhaustive_search", pf::BOOLEAN)},
+                            MkldnnAttrs()});
+  t->push_back({"conv2d",
+                {In("Input"), In("Filter"), Opt("Bias"), Opt("ResidualData")},
+                {In("Output")},
+                conv2d});
+  t->push_back({"conv2d_grad",
+                {In("Input"), In("Filter"), Opt("Bias"), In("Output@GRAD")},
+                {Opt("Input@GRAD"), Opt("Filter@GRAD"), Opt("Bias@GRAD")},
+                conv2d});
 }
 
 void AddShape(std::vector<OpSchema>* t) {

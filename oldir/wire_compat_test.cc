@@ -2,7 +2,8 @@
 // byte string below is written by hand from the protobuf encoding rules (tag = number << 3 |
 // wire type; varints little-endian base 128, negative int32/int64 as 10-byte two's complement;
 // float/double little-endian IEEE) and Paddle's field numbers — never produced by our code. The
-// enum numbers are copied from docs/reference/paddle-ir.md §1.2-1.3 and Paddle's framework.proto.
+// enum numbers are copied from Paddle's framework.proto (paddle/phi/core/framework/; before PR
+// #70534 paddle/fluid/framework/).
 // protoc itself (a second, independent reader of the schema) decodes what we write and encodes
 // what we read.
 #include <gtest/gtest.h>
@@ -445,7 +446,7 @@ TEST(WireCompatTest, Field2IsThePaddle10To15Version) {
 // ---- enum numbers and field numbers -------------------------------------------------------------
 
 TEST(WireCompatTest, AttrTypeNumbers) {
-  // paddle-ir.md §1.2
+  // framework.proto's AttrType.
   EXPECT_EQ(proto::INT, 0);
   EXPECT_EQ(proto::FLOAT, 1);
   EXPECT_EQ(proto::STRING, 2);
@@ -469,7 +470,7 @@ TEST(WireCompatTest, AttrTypeNumbers) {
 
 TEST(WireCompatTest, VarTypeNumbers) {
   using T = proto::VarType;
-  // paddle-ir.md §1.3, POD codes (also the dtype ints of op attributes).
+  // framework.proto's VarType.Type, POD codes (also the dtype ints of op attributes).
   EXPECT_EQ(T::BOOL, 0);
   EXPECT_EQ(T::INT16, 1);
   EXPECT_EQ(T::INT32, 2);
@@ -485,7 +486,7 @@ TEST(WireCompatTest, VarTypeNumbers) {
   EXPECT_EQ(T::COMPLEX128, 24);
   EXPECT_EQ(T::FP8_E4M3FN, 32);
   EXPECT_EQ(T::FP8_E5M2, 33);
-  // Not in paddle-ir.md §1.3 but in Paddle's current framework.proto (commit 10c815fa).
+  // Beyond the codes above, as Paddle's framework.proto has them (commit 10c815fa).
   EXPECT_EQ(T::UINT32, 37);
   EXPECT_EQ(T::UINT64, 38);
   // Containers.
@@ -531,7 +532,7 @@ struct FieldNumber {
 };
 
 TEST(WireCompatTest, FieldNumbersMatchPaddle) {
-  // paddle-ir.md §1.1, every field of every message a model holds.
+  // framework.proto's messages, every field of every message a model holds.
   const FieldNumber kFields[] = {
       {proto::Version::descriptor(), "version", 1},
       {proto::ProgramDesc::descriptor(), "blocks", 1},

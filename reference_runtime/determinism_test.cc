@@ -1,6 +1,6 @@
-// Determinism of whole training runs (architecture.md, invariant 2): a 2-layer GPT trained with
-// AdamW for 3 steps (float32, attention dropout on, OpenBLAS GEMMs) gives bit-identical fetches
-// and persistable vars run after run, at 1 and 2 BLAS threads; the reference GEMM likewise.
+// Determinism of whole training runs (docs/architecture.md, invariant 2): a 2-layer GPT trained
+// with AdamW for 3 steps (float32, attention dropout on, OpenBLAS GEMMs) gives bit-identical
+// fetches and persistable vars run after run, at 1 and 2 BLAS threads; the reference GEMM likewise.
 #include <gtest/gtest.h>
 
 #include <map>

@@ -2,7 +2,7 @@
 // parameters, optimizer state, counters — live in one Scope that the startup program, the main
 // program and every step share), feeds and fetches by name, the per-op observer hook, and the
 // Executor interface. LegacyExecutor (old IR) and PirExecutor (new IR) implement it, each with its
-// own op binding table (architecture.md, invariant 1); run.h drives either through it.
+// own op binding table (docs/architecture.md, invariant 1); run.h drives either through it.
 #pragma once
 
 #include <functional>

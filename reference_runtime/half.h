@@ -1,5 +1,5 @@
 // The 16-bit float storage types: IEEE binary16 (float16) and bfloat16. Kernels keep them as
-// storage only and compute in float32 (reference/runtime.md §4); conversions round to nearest,
+// storage only and compute in float32 (docs/runtime.md, "Kernels"); conversions round to nearest,
 // ties to even, as Paddle's phi::dtype::float16/bfloat16 and NumPy do, and keep NaN a NaN.
 #pragma once
 

@@ -4,7 +4,7 @@
 // without prefix or in-place suffix; inputs in operand order; outputs in result order; attributes
 // by their pd_op names — except that mutable IntArray/Scalar operands (reshape's shape, scale's
 // scale, ...) arrive as attributes: each executor reads them from its own IR. The two executors
-// map their ops onto this contract through their own tables (architecture.md, invariant 1).
+// map their ops onto this contract through their own tables (docs/architecture.md, invariant 1).
 //
 // Kernels allocate their outputs (fresh storage; in-place IR ops are the executors' business),
 // never throw, and report bad input (shapes that disagree, an index out of range) as a Status

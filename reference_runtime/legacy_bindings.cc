@@ -458,6 +458,21 @@ void AddNn(std::vector<LegacyBinding>& t) {
                swce,
                {},
                kFromInput1});
+
+  // conv2d (conv_op.cc) is phi's conv2d(input, filter). The oneDNN fusion inputs Bias and
+  // ResidualData have no phi twin and are not bound (only oneDNN passes write them).
+  const std::vector<AttrRule> conv2d = {Ints("strides", "strides", {1, 1}),
+                                        Ints("paddings", "paddings", {0, 0}),
+                                        Str("padding_algorithm", "padding_algorithm", "EXPLICIT"),
+                                        Ints("dilations", "dilations", {1, 1}),
+                                        Int("groups", "groups", 1),
+                                        Str("data_format", "data_format", "NCHW")};
+  t.push_back({"conv2d", "conv2d", {One("Input"), One("Filter")}, {One("Output")}, conv2d});
+  t.push_back({"conv2d_grad",
+               "conv2d_grad",
+               {One("Input"), One("Filter"), One("Output@GRAD")},
+               {One("Input@GRAD"), One("Filter@GRAD")},
+               conv2d});
 }
 
 void AddShape(std::vector<LegacyBinding>& t) {

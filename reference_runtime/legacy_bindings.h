@@ -2,7 +2,7 @@
 // is and how the op's slots and attributes map onto the kernel's signature (kernel.h: the pd_op
 // signature, mutable IntArray/Scalar operands as attributes). Written from the legacy ops'
 // semantics (Paddle's op makers and kernels), independently of the translator's op-compat table
-// (architecture.md, invariant 1): a wrong row here or there shows up as a parity failure.
+// (docs/architecture.md, invariant 1): a wrong row here or there shows up as a parity failure.
 //
 // Ops the executor runs itself (feed, fetch, conditional_block, while, the stream-ordering no-ops)
 // and the communication ops, which need the multi-rank runtime, are classified here too, so that

@@ -2,9 +2,9 @@
 // c_identity, c_split, c_concat, send_v2, recv_v2, barrier, and the vocabulary-parallel
 // c_embedding, c_softmax_with_cross_entropy and their grads) as the legacy executor binds them:
 // their slots and attributes, from Paddle's collective op makers (paddle/fluid/operators/
-// collective/), written independently of the new-IR side (architecture.md, invariant 1). Running
-// them (LegacyExecutor::RunCommOp, legacy_comm_ops.cc) goes through the rank's Communicator in
-// the ExecutorOptions' CommContext; use_calc_stream is a stream choice and means nothing here.
+// collective/), written independently of the new-IR side (docs/architecture.md, invariant 1).
+// Running them (LegacyExecutor::RunCommOp, legacy_comm_ops.cc) goes through the rank's Communicator
+// in the ExecutorOptions' CommContext; use_calc_stream is a stream choice and means nothing here.
 #pragma once
 
 #include <functional>

@@ -1,6 +1,6 @@
 // LegacyExecutor: runs legacy (ProgramDesc) programs op by op, as Paddle's legacy executor does,
 // on the shared kernels. Ops reach kernels through the legacy binding table (legacy_bindings.h),
-// never through the translator's tables (architecture.md, invariant 1); feed, fetch,
+// never through the translator's tables (docs/architecture.md, invariant 1); feed, fetch,
 // conditional_block and while are the executor's own.
 //
 // Vars live where Paddle's executor puts them: persistable vars (parameters, optimizer state,

@@ -1,4 +1,4 @@
-// The per-op trace of a run (parity.md, "Localising a mismatch"): every op execution becomes an
+// The per-op trace of a run (docs/parity.md, "Reading the report"): every op execution becomes an
 // OpRecord — where it ran (rank, step, micro-batch, job), which op (block, index, type), the
 // logical names it read, and per output its logical name, shape, dtype, an FNV-1a hash of its bytes
 // and cheap float64 statistics, plus a full copy for the outputs a keep predicate selects. The

@@ -73,6 +73,8 @@ std::vector<Row> KernelRows() {
                          "softmax_grad",
                          "layer_norm",
                          "layer_norm_grad",
+                         "conv2d",
+                         "conv2d_grad",
                          "cast",
                          "cast_",
                          "mean",

@@ -1,6 +1,6 @@
 // The new-IR binding table: how each pd_op reaches a shared kernel (kernel.h), written from the
-// pd_op signatures of newir/pd_op_dialect.cc and nothing else (architecture.md, invariant 1: the
-// translator's op-compat table is a separate, independent table). For every op it says which
+// pd_op signatures of newir/pd_op_dialect.cc and nothing else (docs/architecture.md, invariant 1:
+// the translator's op-compat table is a separate, independent table). For every op it says which
 // kernel runs, what each operand is to the kernel (an input, a mutable IntArray/Scalar read from
 // its tensor and passed as an attribute, or only the storage an in-place result lands in), which
 // input or attribute picks the kernel's dtype, which operand each in-place result overwrites, and

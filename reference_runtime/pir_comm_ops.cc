@@ -4,7 +4,7 @@
 // c_embedding and c_softmax_with_cross_entropy (and their grads), and the legacy-named forms
 // Paddle's translator emits (c_allreduce_sum_, c_broadcast, send_v2, recv_v2, ...). A trailing `_`
 // is the in-place form: the result is the operand's storage. Written from the pd_op signatures of
-// newir/pd_op_dialect.cc, independently of the legacy side (architecture.md, invariant 1): the
+// newir/pd_op_dialect.cc, independently of the legacy side (docs/architecture.md, invariant 1): the
 // two share only the Communicator and the tensor-parallel kernels.
 #include <algorithm>
 #include <optional>

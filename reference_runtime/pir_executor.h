@@ -1,6 +1,6 @@
 // PirExecutor: runs a new-IR program (newir::Program) op by op on the shared kernels, binding each
 // pd_op to its kernel through the new-IR binding table (pir_bindings.h) — never through the
-// translator's tables (architecture.md, invariant 1).
+// translator's tables (docs/architecture.md, invariant 1).
 //
 // Values map to tensors; a vector-typed value (builtin.combine, split's result) maps to a list of
 // tensors. Parameters are the tensors of the persistent Scope and share their storage, so an

@@ -1,5 +1,5 @@
 // The point-to-point model shared by the runtime's communicators and the schedule simulator
-// (architecture.md, "Point-to-point semantics"): a send either waits for the matching receive
+// (docs/architecture.md, "Point-to-point semantics"): a send either waits for the matching receive
 // (rendezvous) or completes at once while its channel — sender, receiver, process group — holds
 // fewer than K unreceived messages (buffered, as NCCL behaves while a message fits its buffers).
 // One model for both, so a schedule the simulator proves deadlock-free runs, and one it flags

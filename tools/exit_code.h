@@ -1,5 +1,5 @@
-// The exit codes of ir-migrate's commands (conventions.md): 0 success, 1 a check failed (invalid
-// program, parity mismatch), 2 bad usage or unreadable input, 3 runtime failure.
+// The exit codes of ir-migrate's commands (docs/architecture.md): 0 success, 1 a check failed
+// (invalid program, parity mismatch), 2 bad usage or unreadable input, 3 runtime failure.
 #pragma once
 
 #include "common/status.h"

@@ -1,8 +1,8 @@
 // The op-compat table (op_compat.h): one row per legacy op. Renames follow Paddle's
-// op_compat.yaml (reference/paddle-ir.md §3.2, §3.5); only what differs from the rules in
-// op_compat.h is written down. A row without new_op and handler is a known op the translator
-// refuses (its note says why); a row whose handler may emit nothing says so in its note, which the
-// coverage report shows for the dropped ops.
+// op_compat.yaml (paddle/phi/ops/yaml/, as paddle/fluid/ir_adaptor/translator/ reads it); only what
+// differs from the rules in op_compat.h is written down. A row without new_op and handler is a
+// known op the translator refuses (its note says why); a row whose handler may emit nothing says so
+// in its note, which the coverage report shows for the dropped ops.
 #include "translator/op_compat.h"
 
 #include <algorithm>
@@ -116,6 +116,9 @@ void AddActivationsAndNn(std::vector<OpCompat>& t) {
   t.push_back({.legacy_type = "layer_norm", .new_op = "layer_norm", .slots = {{"Y", "out"}}});
   t.push_back(
       {.legacy_type = "layer_norm_grad", .new_op = "layer_norm_grad", .forward = "layer_norm"});
+  // op_compat.yaml: conv2d {input: Input, filter: Filter} -> {out: Output}; not in place.
+  t.push_back({.legacy_type = "conv2d", .new_op = "conv2d", .slots = {{"Output", "out"}}});
+  t.push_back({.legacy_type = "conv2d_grad", .new_op = "conv2d_grad", .forward = "conv2d"});
   t.push_back({.legacy_type = "lookup_table_v2",
                .new_op = "embedding",
                .slots = {{"Ids", "x"}, {"W", "weight"}},

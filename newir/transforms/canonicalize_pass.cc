@@ -1,22 +1,20 @@
-// The `canonicalize` pass: folds ops that compute their input unchanged, making their readers read
-// the input and erasing them, then erases the ops that became dead (dce's rules, limited to the
-// producers of what was erased: dead code that was there before stays for `dce`). The folds:
-//   * pd_op.scale by 1 with bias 0 (the factor is an operand fed by pd_op.full in the pd_op table;
-//     the older attribute form `scale` is read too). x * 1 + 0 turns -0 into +0, which no parity
-//     comparison can see;
-//   * pd_op.cast to the dtype the input already has;
-//   * pd_op.reshape to the same static shape (no -1), its xshape result unused;
-//   * pd_op.assign (a copy: under SSA the copy and the original hold the same values as long as
-//     nothing writes either in place), and an assign of an assign reads the first one's input.
-// A fold needs the result type to equal the input type exactly (so the program stays verifiable),
-// the op not in place, its op_dist_attr (when set) giving the input and the result the same
-// distribution, and none of these: a persistable result, a result read by pd_op.fetch or
-// builtin.shadow_output (the op is what names the output), a result or an input read by an in-place
-// or unregistered op (the in-place op would then write the original, or see it written).
+// The `canonicalize` pass: asks each op's fold hook (its op table row's OpInfo::fold, as MLIR's
+// canonicalizer calls each op's `fold`) what the op computes, applies what the hook found where it
+// is safe, then erases the ops that became dead (dce's rules, limited to the producers of what was
+// erased or no longer read: dead code that was there before stays for `dce`). The pd_op folds
+// (scale by 1, cast to the same dtype, reshape to the same shape, assign and assign chains) are in
+// newir/pd_op_folds.h; a new fold is a hook on a row, not a change here.
+// A hook's result replacing result 0 needs the replacement's type to equal the result's exactly
+// (so the program stays verifiable), the op's other results unused, the op not in place, its
+// op_dist_attr (when set) giving the replacement's operand and the result the same distribution,
+// and none of these: a persistable result, a result read by pd_op.fetch or builtin.shadow_output
+// (the op is what names the output), a result or the replacement read by an in-place or
+// unregistered op (the in-place op would then write the original, or see it written). A hook's
+// new operand needs the same type as the operand it replaces, neither read by a writer, and the
+// old operand's producer laying both out alike.
 // Fold-and-erase rounds repeat until one changes nothing, at most max-iterations times.
 #include <fmt/format.h>
 
-#include <optional>
 #include <unordered_set>
 #include <vector>
 
@@ -27,107 +25,17 @@
 namespace irm::newir {
 namespace {
 
-// The element type a cast's dtype attribute names; nullopt for dtypes with no scalar type here.
-std::optional<TypeKind> ScalarKindOf(DataType dtype) {
-  switch (dtype) {
-    case DataType::kBool:
-      return TypeKind::kBool;
-    case DataType::kUInt8:
-      return TypeKind::kU8;
-    case DataType::kInt8:
-      return TypeKind::kI8;
-    case DataType::kInt16:
-      return TypeKind::kI16;
-    case DataType::kInt32:
-      return TypeKind::kI32;
-    case DataType::kInt64:
-      return TypeKind::kI64;
-    case DataType::kFloat32:
-      return TypeKind::kF32;
-    case DataType::kFloat64:
-      return TypeKind::kF64;
-    case DataType::kComplex64:
-      return TypeKind::kC64;
-    case DataType::kComplex128:
-      return TypeKind::kC128;
-    case DataType::kFloat16:
-      return TypeKind::kF16;
-    case DataType::kBFloat16:
-      return TypeKind::kBF16;
-    case DataType::kFloat8E4M3FN:
-      return TypeKind::kF8E4M3FN;
-    case DataType::kFloat8E5M2:
-      return TypeKind::kF8E5M2;
-    default:
-      return std::nullopt;
-  }
-}
-
-// A numeric attribute (int, float or Scalar) as a double; nullopt for anything else.
-std::optional<double> NumericValue(const Attribute& attr) {
-  if (const float* f = attr.AsFloat()) return *f;
-  if (const double* d = attr.AsDouble()) return *d;
-  if (const int32_t* i = attr.AsInt32()) return *i;
-  if (const int64_t* i = attr.AsInt64()) return static_cast<double>(*i);
-  if (const ScalarValue* s = attr.AsScalar()) {
-    if (const double* d = std::get_if<double>(&s->value)) return *d;
-    if (const int64_t* i = std::get_if<int64_t>(&s->value)) return static_cast<double>(*i);
-  }
-  return std::nullopt;
-}
-
-bool IsNumber(const Attribute& attr, double expected) {
-  std::optional<double> value = NumericValue(attr);
-  return value.has_value() && *value == expected;
-}
-
-// scale's factor: the value of the pd_op.full feeding operand 1, else the attribute `scale`.
-bool ScalesByOne(const Operation& op) {
-  if (op.num_operands() >= 2 && op.operand(1) != nullptr) {
-    const Operation* full = op.operand(1)->defining_op();
-    return full != nullptr && full->name() == "pd_op.full" && IsNumber(full->attribute("value"), 1);
-  }
-  return IsNumber(op.attribute("scale"), 1);
-}
-
-bool HasStaticDims(const Type& type) {
-  for (int64_t dim : type.dims()) {
-    if (dim < 0) return false;
-  }
-  return true;
-}
-
-// The input `op` passes through unchanged, when it is one of the folds; null otherwise.
-Value* IdentityInput(const Operation& op) {
-  if (op.num_operands() == 0 || op.num_results() == 0) return nullptr;
-  Value* x = op.operand(0);
-  if (x == nullptr || op.result(0)->type() != x->type()) return nullptr;
-  const std::string& name = op.name();
-  if (name == "pd_op.scale") {
-    const Attribute bias = op.attribute("bias");
-    if (op.num_results() != 1 || !ScalesByOne(op) || (bias && !IsNumber(bias, 0))) return nullptr;
-  } else if (name == "pd_op.cast") {
-    const DataType* dtype = op.attribute("dtype").AsDataType();
-    if (op.num_results() != 1 || dtype == nullptr) return nullptr;
-    std::optional<TypeKind> kind = ScalarKindOf(*dtype);
-    if (!kind.has_value() || x->type().dtype().kind() != *kind) return nullptr;
-  } else if (name == "pd_op.reshape") {
-    const bool xshape_unused =
-        op.num_results() == 1 || (op.num_results() == 2 && op.result(1)->use_empty());
-    if (!xshape_unused || !HasStaticDims(x->type())) return nullptr;
-  } else if (name == "pd_op.assign") {
-    if (op.num_results() != 1) return nullptr;
-  } else {
-    return nullptr;
-  }
-  return x;
-}
-
-// Whether op_dist_attr (when set) lays out the input (operand 0) and the result differently.
-bool DistAttrsConflict(const Operation& op) {
+// Whether op_dist_attr (when set) lays out the operand `value` and result `result_index` alike. A
+// value that is not an operand cannot be compared: not alike.
+bool DistAttrsAgree(const Operation& op, const Value& value, size_t result_index) {
   const OperationDistAttr* dist = op.attribute("op_dist_attr").AsOperationDist();
-  if (dist == nullptr || dist->operands.empty() || dist->results.empty()) return false;
-  return dist->operands[0] != dist->results[0];
+  if (dist == nullptr || dist->operands.empty() || dist->results.empty()) return true;
+  for (size_t i = 0; i < op.num_operands(); ++i) {
+    if (op.operand(i) != &value) continue;
+    if (i >= dist->operands.size() || result_index >= dist->results.size()) return true;
+    return dist->operands[i] == dist->results[result_index];
+  }
+  return false;
 }
 
 bool IsPersistableResult(const Operation& op, size_t index) {
@@ -158,12 +66,36 @@ bool ReadByOutput(const Value& value) {
   return false;
 }
 
-// Whether the readers of op's result may read `input` instead, op aside.
-bool MayForward(const Operation& op, const Value& input) {
-  if (op.info() == nullptr || op.info()->inplace || DistAttrsConflict(op)) return false;
+bool OtherResultsUnused(const Operation& op) {
+  for (size_t i = 1; i < op.num_results(); ++i) {
+    if (!op.result(i)->use_empty()) return false;
+  }
+  return true;
+}
+
+// Whether the readers of op's result 0 may read `replacement` instead, op aside.
+bool MayReplaceResult(const Operation& op, const Value& replacement) {
+  if (op.num_results() == 0 || replacement.type() != op.result(0)->type() ||
+      !OtherResultsUnused(op) || !DistAttrsAgree(op, replacement, 0)) {
+    return false;
+  }
   const Value& result = *op.result(0);
   return !IsPersistableResult(op, 0) && !ReadByOutput(result) && !ReadByWriter(result, nullptr) &&
-         !ReadByWriter(input, &op);
+         !ReadByWriter(replacement, &op);
+}
+
+// Whether op may read `value` at operand `index` instead of what it reads there.
+bool MayReadInstead(const Operation& op, size_t index, const Value& value) {
+  const Value* old = index < op.num_operands() ? op.operand(index) : nullptr;
+  if (old == nullptr || old->type() != value.type() || ReadByWriter(*old, nullptr)) return false;
+  const Operation* producer = old->defining_op();
+  return !ReadByWriter(value, producer) &&
+         (producer == nullptr || DistAttrsAgree(*producer, value, old->index()));
+}
+
+// The op that defines `value`, for the erasure of what became dead; nothing for block arguments.
+void NoteProducer(const Value* value, std::unordered_set<const Operation*>& became_dead) {
+  if (value != nullptr && value->defining_op() != nullptr) became_dead.insert(value->defining_op());
 }
 
 class CanonicalizePass : public Pass {
@@ -200,46 +132,30 @@ class CanonicalizePass : public Pass {
     bool changed = false;
     // Only the op at hand is erased in the loop, so the later pointers in `ops` stay valid.
     for (Operation* op : ops) {
-      if (ShortenAssignChain(*op, became_dead)) changed = true;
-      Value* input = IdentityInput(*op);
-      if (input == nullptr || !MayForward(*op, *input)) continue;
-      for (size_t i = 0; i < op->num_operands(); ++i) {
-        if (Value* v = op->operand(i); v != nullptr && v->defining_op() != nullptr) {
-          became_dead.insert(v->defining_op());
-        }
+      const OpInfo* info = op->info();
+      if (info == nullptr || info->fold == nullptr || info->inplace) continue;
+      OpFoldResult fold = info->fold(*op);
+      if (fold.operand_value != nullptr &&
+          MayReadInstead(*op, fold.operand_index, *fold.operand_value)) {
+        NoteProducer(op->operand(fold.operand_index), became_dead);
+        op->SetOperand(fold.operand_index, fold.operand_value);
+        changed = true;
+        fold = info->fold(*op);  // the op now reads something else: ask again
       }
-      IRM_RETURN_IF_ERROR(ReplaceOp(op, OpResultsReplacement(*op, input)));
+      if (fold.result == nullptr || !MayReplaceResult(*op, *fold.result)) continue;
+      for (size_t i = 0; i < op->num_operands(); ++i) NoteProducer(op->operand(i), became_dead);
+      IRM_RETURN_IF_ERROR(ReplaceOp(op, OpResultsReplacement(*op, fold.result)));
       changed = true;
     }
     IRM_ASSIGN_OR_RETURN(size_t erased, EraseDeadOps(program.block(), &became_dead));
     return changed || erased > 0;
   }
 
-  // `input` for result 0; reshape's unused xshape result is dropped with the op.
-  static std::vector<Value*> OpResultsReplacement(const Operation& op, Value* input) {
+  // `replacement` for result 0; the other results are unused and go with the op.
+  static std::vector<Value*> OpResultsReplacement(const Operation& op, Value* replacement) {
     std::vector<Value*> values(op.num_results(), nullptr);
-    values[0] = input;
+    values[0] = replacement;
     return values;
-  }
-
-  // assign(assign(x)) -> assign(x) when neither x nor the middle value is read by a writer.
-  static bool ShortenAssignChain(Operation& op, std::unordered_set<const Operation*>& became_dead) {
-    if (op.name() != "pd_op.assign" || op.num_operands() != 1 || op.operand(0) == nullptr) {
-      return false;
-    }
-    Value* middle = op.operand(0);
-    Operation* inner = middle->defining_op();
-    if (inner == nullptr || inner->name() != "pd_op.assign" || inner->num_operands() != 1) {
-      return false;
-    }
-    Value* x = inner->operand(0);
-    if (x == nullptr || x->type() != middle->type() || inner->info() == nullptr ||
-        DistAttrsConflict(*inner) || ReadByWriter(*middle, nullptr) || ReadByWriter(*x, inner)) {
-      return false;
-    }
-    op.SetOperand(0, x);
-    became_dead.insert(inner);
-    return true;
   }
 
   int64_t max_iterations_;

@@ -2,9 +2,14 @@
 // and attribute forms, cast to the same dtype, reshape to the same static shape, assign, assign
 // chains), each case that must not fold (other values, other types, in-place variants, persistable
 // or fetched results, readers that write in place, dist attr conflicts), folds in nested regions,
-// erasing only what became dead, and the max-iterations / test-convergence options.
+// erasing only what became dead, and the max-iterations / test-convergence options; that the pass
+// folds by the op table's fold hooks alone (a row without one is left alone, a new op folds by a
+// hook on its row).
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "newir/dialect.h"
 #include "newir/pass_pipeline.h"
 #include "newir/transforms/pass_test_support.h"
 
@@ -403,6 +408,89 @@ TEST(CanonicalizeTest, MaxIterationsAndTestConvergence) {
   // Nothing to do converges at once, even in one round.
   Program folded = Parse(kFolded);
   EXPECT_EQ(RunPass(folded, nullptr, "canonicalize{max-iterations=1 test-convergence}"), kFolded);
+}
+
+// ---- fold hooks on the op table -----------------------------------------------------------------
+
+TEST(CanonicalizeTest, FoldsAreHooksOnThePdOpRows) {
+  const OpRegistry& registry = OpRegistry::Global();
+  for (const char* name : {"pd_op.scale", "pd_op.cast", "pd_op.reshape", "pd_op.assign"}) {
+    SCOPED_TRACE(name);
+    ASSERT_NE(registry.Lookup(name), nullptr);
+    EXPECT_NE(registry.Lookup(name)->fold, nullptr);
+  }
+  // In-place variants write their input: no fold.
+  for (const char* name : {"pd_op.scale_", "pd_op.cast_", "pd_op.reshape_"}) {
+    SCOPED_TRACE(name);
+    ASSERT_NE(registry.Lookup(name), nullptr);
+    EXPECT_EQ(registry.Lookup(name)->fold, nullptr);
+  }
+  ASSERT_NE(registry.Lookup("pd_op.relu"), nullptr);
+  EXPECT_EQ(registry.Lookup("pd_op.relu")->fold, nullptr);
+}
+
+// test.copy's hook: result 0 is x.
+OpFoldResult FoldCopyToItsInput(const Operation& op) {
+  OpFoldResult fold;
+  fold.result = op.operand(0);
+  return fold;
+}
+
+// Every dialect, plus test.copy (x -> out) with `fold` on its row: an op the pass has never heard
+// of.
+std::unique_ptr<OpRegistry> RegistryWithCopyOp(OpFoldFn fold) {
+  auto registry = std::make_unique<OpRegistry>();
+  EXPECT_TRUE(RegisterAllDialects(*registry).ok());
+  OpInfo copy;
+  copy.name = "test.copy";
+  copy.summary = "copies x";
+  copy.operands.push_back(OperandSpec{.name = "x"});
+  copy.results.push_back(ResultSpec{.name = "out"});
+  copy.fold = fold;
+  EXPECT_TRUE(registry->Register(std::move(copy)).ok());
+  return registry;
+}
+
+// `text` parsed against `registry` (no unregistered ops), canonicalized and printed.
+std::string CanonicalizeWith(const OpRegistry& registry, const std::string& text,
+                             IrChange* change = nullptr) {
+  ParseOptions options;
+  options.registry = &registry;
+  StatusOr<Program> program = ParseProgram(text, "t.pir", options);
+  if (!program.ok()) return "PARSE: " + program.status().ToString();
+  return RunPass(*program, change);
+}
+
+std::string CopyOf(const std::string& attrs, const std::string& result_type = "2xf32") {
+  return "    (%9) = \"test.copy\" (%0) {" + attrs +
+         "} : (builtin.tensor<2xf32>) -> builtin.tensor<" + result_type + ">";
+}
+
+TEST(CanonicalizeTest, RowWithoutAFolderIsLeftAlone) {
+  std::unique_ptr<OpRegistry> registry = RegistryWithCopyOp(nullptr);
+  const std::string text = X() + CopyOf("") + kTail;
+  IrChange change = IrChange::kChanged;
+  EXPECT_EQ(CanonicalizeWith(*registry, text, &change), Print(Parse(text)));
+  EXPECT_EQ(change, IrChange::kUnchanged);
+}
+
+TEST(CanonicalizeTest, NewOpFoldsByAFolderOnItsRowOnly) {
+  std::unique_ptr<OpRegistry> registry = RegistryWithCopyOp(FoldCopyToItsInput);
+  IrChange change = IrChange::kUnchanged;
+  EXPECT_EQ(CanonicalizeWith(*registry, X() + CopyOf("") + kTail, &change), kFolded);
+  EXPECT_EQ(change, IrChange::kChanged);
+  // What the hook cannot see, the pass checks for every hook: a persistable result, a fetched
+  // one, a replacement of another type.
+  for (const std::string& text : {X() + CopyOf("persistable:[true]") + kTail, X() + CopyOf("") + R"(
+    (%20) = "pd_op.fetch" (%9) {col:(Int32)0,name:"out"} : (builtin.tensor<2xf32>) -> builtin.tensor<2xf32>
+})",
+                                  X() + CopyOf("", "-1xf32") + R"(
+    () = "builtin.set_parameter" (%9) {parameter_name:"y"} : (builtin.tensor<-1xf32>) ->
+})"}) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(CanonicalizeWith(*registry, text, &change), Print(Parse(text)));
+    EXPECT_EQ(change, IrChange::kUnchanged);
+  }
 }
 
 }  // namespace

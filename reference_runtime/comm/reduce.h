@@ -1,6 +1,6 @@
 // The reference reduction of the in-process communicators: every element reduced over the ranks'
 // tensors in rank order 0..N-1, whatever the tensor's size or how it was bucketed, so that a
-// result depends only on the values (architecture.md, invariant 2). float16 and bfloat16
+// result depends only on the values (docs/architecture.md, invariant 2). float16 and bfloat16
 // accumulate in float32 and round once; float32 and float64 accumulate in their own type;
 // integers are exact (wrapping as the type does); kAvg is the sum divided by N (integer division
 // for integers); max and min propagate NaN.

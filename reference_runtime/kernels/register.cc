@@ -12,7 +12,7 @@ Status RegisterAllKernels(KernelRegistry& registry) {
       RegisterReductionKernels,    RegisterSoftmaxKernels,    RegisterNormalizationKernels,
       RegisterManipulationKernels, RegisterIndexingKernels,   RegisterSetValueKernels,
       RegisterCastKernels,         RegisterCreationKernels,   RegisterRandomKernels,
-      RegisterOptimizerKernels,    RegisterCoalesceKernels,
+      RegisterOptimizerKernels,    RegisterCoalesceKernels,   RegisterConvKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();

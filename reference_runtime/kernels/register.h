@@ -27,6 +27,7 @@ Status RegisterCastKernels(KernelRegistry& registry);           // kernels/cast.
 Status RegisterRandomKernels(KernelRegistry& registry);         // kernels/random.cc
 Status RegisterOptimizerKernels(KernelRegistry& registry);      // kernels/optimizer.cc
 Status RegisterCoalesceKernels(KernelRegistry& registry);       // kernels/coalesce.cc
+Status RegisterConvKernels(KernelRegistry& registry);           // kernels/conv.cc
 
 // Registers Kernel<T>::Run for every T (CPU). Kernel is a class template with a static
 // `Status Run(KernelCall&)`.
