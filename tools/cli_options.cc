@@ -37,4 +37,13 @@ CLI::Validator AtLeast(int min) {
       min > 0 ? "POSITIVE" : "NONNEGATIVE");
 }
 
+void AddOptimizerOptions(CLI::App* app, oldir::OptimizerOptions* o) {
+  AddNamedOption(app, "--optimizer", &o->kind, {"sgd", "momentum", "adam", "adamw"},
+                 oldir::OptimizerKindFromName, "Optimizer (default sgd)");
+  app->add_option("--lr", o->learning_rate, "Learning rate")->capture_default_str();
+  app->add_option_function<float>(
+      "--clip-norm", [o](float norm) { o->clip_global_norm = norm; },
+      "Clip gradients by their global norm (ClipGradByGlobalNorm)");
+}
+
 }  // namespace irm::tools

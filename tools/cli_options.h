@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "oldir/optimizer.h"
 #include "tools/ir_format.h"
 
 namespace irm::tools {
@@ -32,6 +33,9 @@ void AddNamedOption(CLI::App* app, const std::string& name, T* target,
       ->check(CLI::IsMember(names))
       ->type_name(fmt::format("{}", fmt::join(names, "|")));
 }
+
+// The optimizer of a model-zoo program: --optimizer, --lr, --clip-norm (build, engine).
+void AddOptimizerOptions(CLI::App* app, oldir::OptimizerOptions* o);
 
 // Integer options with a lower bound: CLI11's PositiveNumber and NonNegativeNumber would say
 // "Value 0 not in range 2.225074e-308 to 1.797693e+308"; this one says what is wanted. Shown in

@@ -137,15 +137,6 @@ int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) 
 
 namespace {
 
-void AddOptimizerOptions(CLI::App* app, oldir::OptimizerOptions* o) {
-  AddNamedOption(app, "--optimizer", &o->kind, {"sgd", "momentum", "adam", "adamw"},
-                 oldir::OptimizerKindFromName, "Optimizer (default sgd)");
-  app->add_option("--lr", o->learning_rate, "Learning rate")->capture_default_str();
-  app->add_option_function<float>(
-      "--clip-norm", [o](float norm) { o->clip_global_norm = norm; },
-      "Clip gradients by their global norm (ClipGradByGlobalNorm)");
-}
-
 void AddMlpOptions(CLI::App* app, oldir::models::MlpConfig* c) {
   app->add_option("--depth", c->depth, "Linear layers")->capture_default_str();
   app->add_option("--in-features", c->in_features, "Input features")->capture_default_str();

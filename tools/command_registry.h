@@ -31,5 +31,6 @@ RegisteredCommand AddParityCommand(CLI::App& parent);
 RegisteredCommand AddBuildCommand(CLI::App& parent);
 RegisteredCommand AddSuiteCommand(CLI::App& parent);
 RegisteredCommand AddScheduleCommand(CLI::App& parent);
+RegisteredCommand AddEngineCommand(CLI::App& parent);
 
 }  // namespace irm::tools

@@ -33,7 +33,7 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
       AddDumpCommand(app),  AddValidateCommand(app),    AddConvertCommand(app),
       AddOptCommand(app),   AddParallelizeCommand(app), AddTranslateCommand(app),
       AddRunCommand(app),   AddParityCommand(app),      AddBuildCommand(app),
-      AddSuiteCommand(app), AddScheduleCommand(app),
+      AddSuiteCommand(app), AddScheduleCommand(app),    AddEngineCommand(app),
   };
 
   try {
