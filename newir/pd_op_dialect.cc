@@ -13,119 +13,13 @@
 #include "newir/dialect.h"
 #include "newir/pd_op_dialect_conv.h"
 #include "newir/pd_op_folds.h"
+#include "newir/pd_op_table.h"
 #include "newir/pd_op_verify.h"
 
 namespace irm::newir {
 namespace {
 
-OperandSpec In(std::string name) { return {.name = std::move(name)}; }
-OperandSpec Opt(std::string name) { return {.name = std::move(name), .optional = true}; }
-// One vector value (Tensor[]).
-OperandSpec Vec(std::string name) { return {.name = std::move(name), .variadic = true}; }
-// Any number of separate values (control flow).
-OperandSpec Many(std::string name) {
-  return {.name = std::move(name), .variadic = true, .any_count = true};
-}
-// A mutable IntArray: a tensor, or a vector of scalar tensors.
-OperandSpec IntArrayIn(std::string name) { return {.name = std::move(name), .int_array = true}; }
-ResultSpec Out(std::string name) { return {.name = std::move(name)}; }
-ResultSpec OptOut(std::string name) { return {.name = std::move(name), .optional = true}; }
-ResultSpec VecOut(std::string name) { return {.name = std::move(name), .variadic = true}; }
-ResultSpec ManyOut(std::string name) {
-  return {.name = std::move(name), .variadic = true, .any_count = true};
-}
-
-AttrSpec Req(std::string name, AttrKind kind) { return {std::move(name), kind, true, {}}; }
-// An attribute with a default; its kind is the default's.
-AttrSpec Def(std::string name, Attribute value) {
-  const AttrKind kind = value.kind();
-  return {std::move(name), kind, false, std::move(value)};
-}
-AttrSpec Bool(std::string name, bool v) { return Def(std::move(name), Attribute::Bool(v)); }
-AttrSpec I32(std::string name, int32_t v) { return Def(std::move(name), Attribute::Int32(v)); }
-AttrSpec I64(std::string name, int64_t v) { return Def(std::move(name), Attribute::Int64(v)); }
-AttrSpec F32(std::string name, float v) { return Def(std::move(name), Attribute::Float(v)); }
-AttrSpec Str(std::string name, std::string v) {
-  return Def(std::move(name), Attribute::String(std::move(v)));
-}
-AttrSpec Dtype(std::string name, DataType v) {
-  return Def(std::move(name), Attribute::DataTypeAttr(v));
-}
-AttrSpec Ints(std::string name, std::vector<int32_t> v) {
-  std::vector<Attribute> items;
-  for (int32_t i : v) items.push_back(Attribute::Int32(i));
-  AttrSpec spec = Def(std::move(name), Attribute::Array(std::move(items)));
-  spec.element_kind = AttrKind::kInt32;
-  return spec;
-}
-AttrSpec Int64s(std::string name, std::vector<int64_t> v) {
-  std::vector<Attribute> items;
-  for (int64_t i : v) items.push_back(Attribute::Int64(i));
-  AttrSpec spec = Def(std::move(name), Attribute::Array(std::move(items)));
-  spec.element_kind = AttrKind::kInt64;
-  return spec;
-}
-// An int64 array the yaml gives no default (set_value's index lists).
-AttrSpec Int64sReq(std::string name) {
-  AttrSpec spec = Req(std::move(name), AttrKind::kArray);
-  spec.element_kind = AttrKind::kInt64;
-  return spec;
-}
-AttrSpec IntArr(std::string name, std::vector<int64_t> v) {
-  return Def(std::move(name), Attribute::IntArrayAttr(std::move(v)));
-}
-// Place defaults to undefined: the translator's "blank place"
-// (paddle/fluid/ir_adaptor/translator/).
-AttrSpec PlaceAttr(std::string name = "place") {
-  return Def(std::move(name), Attribute::PlaceAttr(Place{}));
-}
-
-OpInfo Op(std::string name, std::string summary, std::vector<OperandSpec> operands,
-          std::vector<ResultSpec> results, std::vector<AttrSpec> attributes = {}) {
-  return {.name = "pd_op." + std::move(name),
-          .summary = std::move(summary),
-          .operands = std::move(operands),
-          .results = std::move(results),
-          .attributes = std::move(attributes)};
-}
-// The trailing-underscore variant that writes its first input (PIR's in-place op). It does not
-// fold: its result is its input, written.
-OpInfo Inplace(OpInfo op) {
-  op.name += "_";
-  op.summary += " (in place)";
-  op.inplace = true;
-  op.fold = nullptr;
-  return op;
-}
-OpInfo SideEffect(OpInfo op) {
-  op.side_effect = true;
-  return op;
-}
-OpInfo Verified(OpInfo op, OpVerifyFn verify) {
-  op.verify = verify;
-  return op;
-}
-OpInfo Folded(OpInfo op, OpFoldFn fold) {
-  op.fold = fold;
-  return op;
-}
-
-class Table {
- public:
-  void Add(OpInfo op) { ops_.push_back(std::move(op)); }
-  // Adds the op and its in-place variant.
-  void AddWithInplace(OpInfo op) {
-    ops_.push_back(Inplace(op));
-    ops_.push_back(std::move(op));
-  }
-  Status RegisterInto(OpRegistry& registry) {
-    for (OpInfo& op : ops_) IRM_RETURN_IF_ERROR(registry.Register(std::move(op)));
-    return Status::Ok();
-  }
-
- private:
-  std::vector<OpInfo> ops_;
-};
+using namespace pd_op_table;  // NOLINT(build/namespaces): the row builders, read as a table
 
 void AddMath(Table& t) {
   t.Add(Verified(Op("matmul", "matrix product", {In("x"), In("y")}, {Out("out")},
@@ -469,8 +363,8 @@ Status RegisterPdOpDialect(OpRegistry& registry) {
   AddFeedFetchAndOptimizers(t);
   AddControlFlow(t);
   AddCommunication(t);
-  IRM_RETURN_IF_ERROR(t.RegisterInto(registry));
-  return RegisterPdOpConvolutionOps(registry);
+  AddConvolution(t);
+  return t.RegisterInto(registry);
 }
 
 }  // namespace irm::newir

@@ -1,12 +1,11 @@
-// The convolution-net ops of the `pd_op` dialect (conv2d and its grad; the pooling and batch_norm
-// ops join them here), registered by RegisterPdOpDialect (pd_op_dialect.cc).
+// The convolution-net rows of the `pd_op` dialect (conv2d and its grad; the pooling and batch_norm
+// ops join them here), added to the table RegisterPdOpDialect registers (pd_op_dialect.cc).
 #pragma once
 
-#include "common/status.h"
-#include "newir/dialect.h"
+#include "newir/pd_op_table.h"
 
 namespace irm::newir {
 
-Status RegisterPdOpConvolutionOps(OpRegistry& registry);
+void AddConvolution(pd_op_table::Table& t);
 
 }  // namespace irm::newir

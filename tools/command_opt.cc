@@ -5,6 +5,8 @@
 // diagnostics its comments expect.
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "common/file_io.h"
 #include "newir/pass_manager.h"
 #include "newir/verifier.h"
@@ -32,6 +34,21 @@ struct OptTestFlags {
   bool split_input_file = false;
   bool verify_diagnostics = false;
 };
+
+// The pass manager of --pass-pipeline: verifying after each pass unless told not to, the IR
+// printing flags writing to `err`. Fails when the pipeline does not parse.
+StatusOr<std::unique_ptr<newir::PassManager>> MakePassManager(const OptCommand& command,
+                                                              const std::string& file,
+                                                              std::ostream& err) {
+  newir::PassManagerOptions options = command.pass_manager;
+  options.verifier = MakeVerifier(file, command.newir.allow_unregistered);
+  options.ir_stream = &err;
+  options.print_options = command.newir.ToPrintOptions();
+  auto pm = std::make_unique<newir::PassManager>(std::move(options));
+  IRM_RETURN_IF_ERROR(
+      pm->AddPipeline(command.pass_pipeline, newir::PassRegistry::Global(), "--pass-pipeline"));
+  return pm;
+}
 
 // One piece of a test file through parse, verify and the pipeline. Without --verify-diagnostics
 // its diagnostics are printed and the first failure's exit code returned; with it, they are
@@ -76,16 +93,10 @@ int RunOptPiece(const OptCommand& command, const InputPiece& piece, const std::s
     }
   }
   if (clean) {
-    newir::PassManagerOptions options = command.pass_manager;
-    options.verifier = MakeVerifier(file, command.newir.allow_unregistered);
-    options.ir_stream = &err;
-    options.print_options = command.newir.ToPrintOptions();
-    newir::PassManager pm(std::move(options));
-    Status added =
-        pm.AddPipeline(command.pass_pipeline, newir::PassRegistry::Global(), "--pass-pipeline");
-    if (!added.ok()) return Fail(added, err);
-    StatusOr<newir::IrChange> ran = pm.Run(*program);
-    if (command.pass_timing) err << pm.timing().ToString();
+    StatusOr<std::unique_ptr<newir::PassManager>> pm = MakePassManager(command, file, err);
+    if (!pm.ok()) return Fail(pm.status(), err);
+    StatusOr<newir::IrChange> ran = (*pm)->Run(*program);
+    if (command.pass_timing) err << (*pm)->timing().ToString();
     if (!ran.ok()) {
       report(ran.status());
       clean = false;
@@ -171,17 +182,10 @@ int RunOpt(const OptCommand& command, std::ostream& out, std::ostream& err) {
       newir::ParseProgramFile(*bytes, file, ToNewIrFormat(from), command.newir.ToReadOptions());
   if (!program.ok()) return Fail(program.status(), err);
 
-  newir::PassManagerOptions options = command.pass_manager;
-  options.verifier = MakeVerifier(file, command.newir.allow_unregistered);
-  options.ir_stream = &err;
-  options.print_options = command.newir.ToPrintOptions();
-  newir::PassManager pm(std::move(options));
-  Status added =
-      pm.AddPipeline(command.pass_pipeline, newir::PassRegistry::Global(), "--pass-pipeline");
-  if (!added.ok()) return Fail(added, err);
-
-  StatusOr<newir::IrChange> ran = pm.Run(*program);
-  if (command.pass_timing) err << pm.timing().ToString();
+  StatusOr<std::unique_ptr<newir::PassManager>> pm = MakePassManager(command, file, err);
+  if (!pm.ok()) return Fail(pm.status(), err);
+  StatusOr<newir::IrChange> ran = (*pm)->Run(*program);
+  if (command.pass_timing) err << (*pm)->timing().ToString();
   if (!ran.ok()) return Fail(ran.status(), err);
 
   const std::string result =
