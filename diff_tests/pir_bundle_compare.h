@@ -14,7 +14,9 @@
 // batch, as `run --ranks N` gives them).
 //
 // The report's "legacy" side is bundle A, its "new-IR" side bundle B (parity_compare.h's
-// CompareFetches / CompareVars); a var only one side holds is listed, not failed.
+// CompareFetches / CompareVars); a persistable only one side holds fails ("only in the legacy
+// scope" / "only in the new-IR scope"): a caller that knows which vars one road's pass adds on its
+// own (the engine's gradient-merge bookkeeping) waives those.
 #pragma once
 
 #include <chrono>
