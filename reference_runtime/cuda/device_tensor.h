@@ -1,0 +1,70 @@
+// DeviceTensor: a tensor in GPU memory — a dtype, a shape and a view (byte offset) into shared
+// device storage from the caching allocator (device_allocator.h). The CUDA backend's own type for
+// now: the CPU runtime's Tensor (tensor.h) refuses Device::kCuda, and giving it device storage is a
+// later change (docs/runtime.md, "GPU"). Copies to and from host Tensors are synchronous. All
+// device work of the backend runs on one stream (Stream()): the legacy default stream, which
+// orders every launch and copy of every thread, so a block the cache hands out again is never
+// still read by an earlier kernel.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "reference_runtime/cuda/launch.h"
+#include "reference_runtime/tensor.h"
+
+namespace irm::rt::cuda {
+
+// The stream every launch and copy of the backend uses.
+cudaStream_t Stream();
+
+// The launch.h element type of a runtime dtype (complex dtypes have none: an error).
+StatusOr<Elem> ElemOf(DType dtype);
+
+class DeviceTensor {
+ public:
+  DeviceTensor() = default;  // undefined
+
+  // A zero-filled tensor; `op` names who asks, for an out-of-memory diagnostic.
+  static StatusOr<DeviceTensor> Zeros(DType dtype, std::vector<int64_t> shape, std::string_view op);
+  // A tensor whose every element the caller (a kernel) writes before anyone reads it.
+  static StatusOr<DeviceTensor> Uninitialized(DType dtype, std::vector<int64_t> shape,
+                                              std::string_view op);
+  // A device copy of a host tensor.
+  static StatusOr<DeviceTensor> FromHost(const Tensor& host, std::string_view op = "to_gpu");
+  // A host copy (waits for the device work that writes this tensor).
+  StatusOr<Tensor> ToHost(std::string_view op = "to_cpu") const;
+
+  bool defined() const { return storage_ != nullptr; }
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  int64_t numel() const { return numel_; }
+  size_t nbytes() const { return static_cast<size_t>(numel_) * DTypeSize(dtype_); }
+
+  const void* raw() const;
+  void* raw();
+
+  // The same elements under another shape (same numel), sharing storage.
+  StatusOr<DeviceTensor> Reshaped(std::vector<int64_t> shape) const;
+  bool SharesStorageWith(const DeviceTensor& other) const { return storage_ == other.storage_; }
+  // "float32[2, 3] on gpu".
+  std::string Describe() const;
+
+ private:
+  struct Storage;
+  DType dtype_ = DType::kFloat32;
+  std::vector<int64_t> shape_;
+  int64_t numel_ = 0;
+  size_t offset_ = 0;
+  std::shared_ptr<Storage> storage_;
+};
+
+}  // namespace irm::rt::cuda
