@@ -110,6 +110,10 @@ std::vector<Value*> ExternalReads(const Operation& op) {
 // The job types in Paddle's program order (pipeline_split.h).
 std::vector<std::string> JobTypes(sched::PaddleMode mode, int vpp, bool recv_send) {
   std::vector<std::string> types;
+  if (mode == sched::PaddleMode::kZbh1) {
+    // pass_utils.py _program_for_zero_bubble: backward is the union of backward_b and backward_w.
+    return {"forward", "backward", "backward_b", "backward_w", "optimizer"};
+  }
   if (mode == sched::PaddleMode::kVpp) {
     for (int c = 0; c < vpp; ++c) {
       if (recv_send) types.push_back(fmt::format("recv_forward{}", c));
@@ -140,13 +144,17 @@ struct JobBuild {
 
 class Splitter {
  public:
-  Splitter(const Program& stage, const PipelineSplitOptions& options, sched::PaddleMode mode,
-           bool recv_send)
+  // `types` in program order; `weight_ops` (ZBH1): the backward ops of backward_w, every other
+  // backward op going to backward_b; null: backward ops go to backward<c>.
+  Splitter(const Program& stage, const PipelineSplitOptions& options,
+           std::vector<std::string> types, bool chunked, bool recv_send,
+           const std::unordered_set<const Operation*>* weight_ops = nullptr)
       : stage_(stage),
         options_(options),
-        types_(JobTypes(mode, options.vpp_degree, recv_send)),
-        chunked_(mode == sched::PaddleMode::kVpp),
+        types_(std::move(types)),
+        chunked_(chunked),
         recv_send_(recv_send),
+        weight_ops_(weight_ops),
         jobs_(types_.size()) {
     for (size_t t = 0; t < types_.size(); ++t) index_of_type_[types_[t]] = static_cast<int>(t);
   }
@@ -184,6 +192,8 @@ class Splitter {
       std::string type;
       if ((*role & kOptimizeRole) != 0) {
         type = "optimizer";
+      } else if ((*role & kBackwardRole) != 0 && weight_ops_ != nullptr) {
+        type = weight_ops_->count(&op) != 0 ? "backward_w" : "backward_b";
       } else if ((*role & kBackwardRole) != 0) {
         type = (recv_send_ && IsP2pSend(op) ? "send_backward" : "backward") + suffix;
       } else if (op.name() == "pd_op.data") {
@@ -198,6 +208,7 @@ class Splitter {
       Operation& op = *ops[i];
       const Placement placement = PlacementOf(op);
       if (placement != Placement::kFetch && placement != Placement::kExpose) continue;
+      if (placement == Placement::kFetch && !place_fetches_) continue;
       Value* v = op.num_operands() == 1 ? op.operand(0) : nullptr;
       if (v == nullptr) {
         return Status(StatusCode::kInvalid, At(op, i), "expected one operand");
@@ -274,6 +285,9 @@ class Splitter {
     }
     return Status::Ok();
   }
+
+  // ZBH1's whole backward: a fetch goes to backward_b / backward_w, never there.
+  void LeaveFetchesOut() { place_fetches_ = false; }
 
   PipelineJobPrograms Take() {
     PipelineJobPrograms out;
@@ -414,6 +428,8 @@ class Splitter {
   std::vector<std::string> types_;
   bool chunked_;
   bool recv_send_;
+  const std::unordered_set<const Operation*>* weight_ops_;
+  bool place_fetches_ = true;
   std::vector<JobBuild> jobs_;
   std::map<std::string, int> index_of_type_;
   std::unordered_map<const Operation*, int> job_of_;
@@ -426,6 +442,265 @@ class Splitter {
   std::map<std::string, const Operation*> parameter_op_;
 };
 
+// ---- zero bubble (ZBH1)
+
+// A copy of the stage's top block (kwargs and ops), which the matmul split rewrites.
+StatusOr<Program> CloneStage(const Program& stage) {
+  Program copy;
+  IrMapping mapping;
+  Block& from = stage.block();
+  for (size_t k = 0; k < from.num_kwargs(); ++k) {
+    Value* kwarg = from.kwarg(k);
+    IRM_ASSIGN_OR_RETURN(Value * made, copy.block().AddKwarg(kwarg->kwarg_name(), kwarg->type()));
+    made->CopyAttributesFrom(*kwarg);
+    mapping.Map(kwarg, made);
+  }
+  Builder builder(copy.block());
+  for (const Operation& op : from) builder.Clone(op, mapping);
+  return copy;
+}
+
+bool BoolAttr(const Operation& op, std::string_view name) {
+  const Attribute attr = op.attribute(name);
+  const bool* v = attr.IsNull() ? nullptr : attr.AsBool();
+  return v != nullptr && *v;
+}
+
+// The attributes every op the split makes of a matmul_grad keeps from it (op_role, chunk_id),
+// with the legacy var names of its results.
+AttributeMap SplitOpAttributes(const Operation& grad, std::vector<std::string> names) {
+  AttributeMap attrs;
+  for (const char* kept : {"op_role", "chunk_id", "op_namescope"}) {
+    if (const Attribute a = grad.attribute(kept); !a.IsNull()) attrs.emplace(kept, a);
+  }
+  std::vector<Attribute> list;
+  std::vector<Attribute> no;
+  for (const std::string& name : names) {
+    list.push_back(Attribute::String(name));
+    no.push_back(Attribute::Bool(false));
+  }
+  attrs.emplace("legacy_var_names", Attribute::Array(std::move(list)));
+  if (!names.empty() && !names.front().empty()) {
+    attrs.emplace("persistable", Attribute::Array(no));
+    attrs.emplace("stop_gradient", Attribute::Array(std::move(no)));
+  }
+  return attrs;
+}
+
+// pd_op.full_int_array + pd_op.reshape of `x` to `dims`, as the translator makes a reshape2 (the
+// second result, xshape, has no type): the value reshaped, named `name`.
+Value* Reshape(Builder& builder, const Operation& grad, Value* x, const std::vector<int64_t>& dims,
+               const std::string& name) {
+  std::vector<Attribute> items;
+  for (int64_t d : dims) items.push_back(Attribute::Int64(d));
+  AttributeMap shape_attrs = SplitOpAttributes(grad, {""});
+  shape_attrs.emplace("value", Attribute::Array(std::move(items)));
+  shape_attrs.emplace("dtype", Attribute::DataTypeAttr(DataType::kInt64));
+  shape_attrs.emplace("place", Attribute::PlaceAttr(Place::Of(AllocationType::kCpu)));
+  Operation* shape = builder.Create(
+      "pd_op.full_int_array", {},
+      {Type::DenseTensor(Type::I64(), {static_cast<int64_t>(dims.size())})}, shape_attrs);
+  builder.SetInsertionPointAfter(*shape);
+  AttributeMap attrs = SplitOpAttributes(grad, {name, ""});
+  Operation* reshape =
+      builder.Create("pd_op.reshape", {x, shape->result(0)},
+                     {Type::DenseTensor(x->type().dtype(), dims), Type()}, std::move(attrs));
+  builder.SetInsertionPointAfter(*reshape);
+  return reshape->result(0);
+}
+
+// The first two dims folded into one, -1 when either is dynamic (MatmulGradKernel's
+// FoldInitDims).
+std::vector<int64_t> FoldFirstTwo(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> folded = {dims[0] < 0 || dims[1] < 0 ? -1 : dims[0] * dims[1]};
+  folded.insert(folded.end(), dims.begin() + 2, dims.end());
+  return folded;
+}
+
+// Paddle's _split_matmul_grad_ops_to_matmul (pipeline_zero_bubble.py) with pass_utils.py's
+// _pir_split_matmul_grad_to_matmul: every pd_op.matmul_grad with transpose_x and transpose_y
+// false becomes, right where it was,
+//   x_grad = pd_op.matmul(out_grad, y, transpose_y=true)                   (when x_grad is used)
+//   y_grad = reshape(pd_op.matmul(reshape(x), reshape(out_grad), transpose_x=true), y_grad dims)
+// the reshapes folding the first two dims of rank > 2 operands into one GEMM as MatmulGradKernel
+// does; for rank 2 operands the plain pd_op.matmul(x, out_grad, transpose_x=true), as the legacy
+// split (oldir/passes/pipeline_zero_bubble.h) writes it — Paddle's fold would make them rank 1.
+// The new values keep the legacy names (`X@reshape.out`, `Out@GRAD@reshape.out`,
+// `Y@GRAD@reshape.out`) the legacy split gives its vars, so both sides name the same values.
+// kInvalid at the op when x and out_grad differ in rank, or above rank 2 in their first two dims
+// (Paddle asserts both).
+Status SplitMatmulGrads(Program& program, const std::string& file) {
+  std::vector<Operation*> grads;
+  size_t index = 0;
+  std::unordered_map<const Operation*, size_t> position;
+  for (Operation& op : program.block()) {
+    position[&op] = index++;
+    if (op.name() == "pd_op.matmul_grad" && !BoolAttr(op, "transpose_x") &&
+        !BoolAttr(op, "transpose_y") && op.num_operands() == 3 && op.num_results() == 2) {
+      grads.push_back(&op);
+    }
+  }
+  for (Operation* grad : grads) {
+    const Location at =
+        Location::File(file).InBlock(0).AtOp(static_cast<int>(position.at(grad)), grad->name());
+    Value* x = grad->operand(0);
+    Value* y = grad->operand(1);
+    Value* out_grad = grad->operand(2);
+    Value* x_grad = grad->result(0);
+    Value* y_grad = grad->result(1);
+    const std::vector<int64_t>& x_dims = x->type().dims();
+    const std::vector<int64_t>& out_dims = out_grad->type().dims();
+    if (x_dims.size() != out_dims.size()) {
+      return Status(StatusCode::kInvalid, at,
+                    fmt::format("x has rank {} and out_grad rank {}: the zero-bubble split needs "
+                                "equal ranks",
+                                x_dims.size(), out_dims.size()));
+    }
+    if (x_dims.size() > 2 && (x_dims[0] != out_dims[0] || x_dims[1] != out_dims[1])) {
+      return Status(StatusCode::kInvalid, at,
+                    "x and out_grad differ in their first two dims: the zero-bubble split folds "
+                    "them into one");
+    }
+    Builder builder(program.block());
+    builder.SetInsertionPointAfter(*grad);
+    const std::string x_grad_name = LegacyName(x_grad);
+    if (!x_grad->use_empty() || !x_grad_name.empty()) {
+      AttributeMap attrs = SplitOpAttributes(*grad, {x_grad_name});
+      attrs.emplace("transpose_x", Attribute::Bool(false));
+      attrs.emplace("transpose_y", Attribute::Bool(true));
+      Operation* matmul =
+          builder.Create("pd_op.matmul", {out_grad, y}, {x_grad->type()}, std::move(attrs));
+      builder.SetInsertionPointAfter(*matmul);
+      x_grad->ReplaceAllUsesWith(matmul->result(0));
+    }
+    const std::string y_grad_name = LegacyName(y_grad);
+    if (!y_grad->use_empty() || !y_grad_name.empty()) {
+      const bool fold = x_dims.size() > 2;
+      Value* lhs =
+          fold ? Reshape(builder, *grad, x, FoldFirstTwo(x_dims), LegacyName(x) + "@reshape.out")
+               : x;
+      Value* rhs = fold ? Reshape(builder, *grad, out_grad, FoldFirstTwo(out_dims),
+                                  LegacyName(out_grad) + "@reshape.out")
+                        : out_grad;
+      AttributeMap attrs =
+          SplitOpAttributes(*grad, {fold ? y_grad_name + "@reshape.out" : y_grad_name});
+      attrs.emplace("transpose_x", Attribute::Bool(true));
+      attrs.emplace("transpose_y", Attribute::Bool(false));
+      Operation* matmul =
+          builder.Create("pd_op.matmul", {lhs, rhs}, {y_grad->type()}, std::move(attrs));
+      builder.SetInsertionPointAfter(*matmul);
+      Value* made =
+          fold ? Reshape(builder, *grad, matmul->result(0), y_grad->type().dims(), y_grad_name)
+               : matmul->result(0);
+      y_grad->ReplaceAllUsesWith(made);
+    }
+    program.block().Remove(grad);
+  }
+  return Status::Ok();
+}
+
+// The top-level op holding `op` (itself at the top).
+const Operation* TopLevel(const Operation* op, const Block& top) {
+  while (op != nullptr && op->parent_block() != &top) op = op->parent_op();
+  return op;
+}
+
+// The backward ops of backward_w, by pass_utils.py's _get_backward_op_type on the legacy var
+// names the translator records (the legacy split's rule, oldir/passes/pipeline_zero_bubble.h
+// BackwardParts): W for the run reshape, reshape, matmul, reshape, add_ (full_int_array shape
+// operands aside: Paddle's PIR pattern of _pir_get_backward_op_type) whose matmul writes a
+// parameter's gradient, and for an op whose named results are all `<param>@...`; B otherwise,
+// and for an op without named results. Paddle's PIR rule keys on gradient-merge adds instead (W:
+// the add, and an op whose results only such adds read); in a pipeline every parameter gradient
+// ends in the accumulation's add_, so both mark the same ops. An op whose results carry no legacy
+// name (a shape the translator made, a builtin.combine) goes with the op using it, as the legacy
+// op it was made for.
+std::unordered_set<const Operation*> WeightOps(const Program& program) {
+  const Block& top = program.block();
+  std::set<std::string> params;
+  for (const Operation& op : top) {
+    if (op.name() != "builtin.parameter") continue;
+    const Attribute name = op.attribute("parameter_name");
+    if (name.IsNull() || name.AsString() == nullptr) continue;
+    if (name.AsString()->find('@') == std::string_view::npos) {
+      params.insert(std::string(*name.AsString()));
+    }
+  }
+  const auto is_param_grad = [&](const std::string& name) {
+    return params.count(name.substr(0, name.find('@'))) != 0;
+  };
+  const auto named_results = [](const Operation& op) {
+    std::vector<std::string> names;
+    for (const Value* result : op.results()) {
+      if (std::string name = LegacyName(result); !name.empty()) names.push_back(std::move(name));
+    }
+    return names;
+  };
+  const auto backward = [](const Operation& op) {
+    const std::optional<int> role = IntAttr(op, "op_role");
+    return role && (*role & kBackwardRole) != 0 && (*role & kOptimizeRole) == 0;
+  };
+  // The backward ops with a named result, in order: the ops the legacy rule looks at.
+  std::vector<const Operation*> named;
+  for (const Operation& op : top) {
+    if (backward(op) && !named_results(op).empty()) named.push_back(&op);
+  }
+  static const char* const kPattern[] = {"pd_op.reshape", "pd_op.reshape", "pd_op.matmul",
+                                         "pd_op.reshape", "pd_op.add_"};
+  std::unordered_set<const Operation*> weight;
+  for (size_t i = 0; i < named.size(); ++i) {
+    bool pattern = i + 4 < named.size();
+    for (size_t k = 0; pattern && k < 5; ++k) {
+      pattern = named[i + k]->name() == kPattern[k] &&
+                (k != 2 || is_param_grad(named_results(*named[i + k]).front()));
+    }
+    if (pattern) {
+      for (size_t k = 0; k < 5; ++k) weight.insert(named[i + k]);
+      i += 4;
+      continue;
+    }
+    const std::vector<std::string> names = named_results(*named[i]);
+    if (std::all_of(names.begin(), names.end(), is_param_grad)) weight.insert(named[i]);
+  }
+  // Unnamed helpers, last to first, so that a chain of them follows its named user.
+  std::vector<const Operation*> ops;
+  for (const Operation& op : top) ops.push_back(&op);
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    const Operation& op = **it;
+    if (!backward(op) || !named_results(op).empty() || op.num_results() == 0) continue;
+    for (const Value* result : op.results()) {
+      const std::vector<OpOperand*> uses = result->uses();
+      if (uses.empty()) continue;
+      if (weight.count(TopLevel(uses.front()->owner(), top)) != 0) weight.insert(&op);
+      break;
+    }
+  }
+  return weight;
+}
+
+// ZBH1's programs (pipeline_split.h): the matmul split on a copy of the stage, then the stage cut
+// twice — backward whole, and backward as backward_b / backward_w — forward and optimizer being
+// the same in both cuts (the same ops read the same values).
+StatusOr<PipelineJobPrograms> SplitZeroBubble(const Program& stage,
+                                              const PipelineSplitOptions& options) {
+  IRM_ASSIGN_OR_RETURN(Program split, CloneStage(stage));
+  IRM_RETURN_IF_ERROR(SplitMatmulGrads(split, options.file));
+  const std::unordered_set<const Operation*> weight = WeightOps(split);
+  Splitter whole(split, options, {"forward", "backward", "optimizer"}, false, false);
+  whole.LeaveFetchesOut();
+  IRM_RETURN_IF_ERROR(whole.PlaceOps());
+  IRM_RETURN_IF_ERROR(whole.Build());
+  Splitter parts(split, options, {"forward", "backward_b", "backward_w", "optimizer"}, false, false,
+                 &weight);
+  IRM_RETURN_IF_ERROR(parts.PlaceOps());
+  IRM_RETURN_IF_ERROR(parts.Build());
+  PipelineJobPrograms out = parts.Take();
+  PipelineJobPrograms backward = whole.Take();
+  out.programs.emplace("backward", std::move(backward.programs.at("backward")));
+  out.job_types = JobTypes(sched::PaddleMode::kZbh1, 1, false);
+  return out;
+}
+
 }  // namespace
 
 StatusOr<PipelineJobPrograms> SplitPipelineProgram(const Program& stage,
@@ -435,12 +710,14 @@ StatusOr<PipelineJobPrograms> SplitPipelineProgram(const Program& stage,
   if (!mode.ok()) {
     return Status(StatusCode::kInvalidArgument, at("schedule_mode"), mode.status().message());
   }
+  const bool zero_bubble = *mode == sched::PaddleMode::kZbh1;
   if (*mode != sched::PaddleMode::kFThenB && *mode != sched::PaddleMode::k1F1B &&
-      *mode != sched::PaddleMode::kVpp) {
-    // static/pir_pass.py::pipeline_pass: "pipeline scheduler only support FThenB, 1F1B and VPP".
+      *mode != sched::PaddleMode::kVpp && !zero_bubble) {
+    // static/pir_pass.py::pipeline_pass: "pipeline scheduler only support FThenB, 1F1B and VPP";
+    // ZBH1 is split here too, by the legacy pass's rules (pipeline_split.h).
     return Status(StatusCode::kInvalidArgument, at("schedule_mode"),
-                  fmt::format("{} has no PIR form: Paddle's PIR pipeline pass supports only "
-                              "FThenB, 1F1B and VPP",
+                  fmt::format("{} has no PIR form: the PIR pipeline split supports FThenB, 1F1B, "
+                              "VPP (Paddle's PIR pipeline pass) and ZBH1",
                               options.schedule_mode));
   }
   if (*mode != sched::PaddleMode::kVpp && options.vpp_degree != 1) {
@@ -458,7 +735,8 @@ StatusOr<PipelineJobPrograms> SplitPipelineProgram(const Program& stage,
   spec.pp = options.pp_degree;
   spec.micro_batches = options.micro_batches;
   spec.vpp = options.vpp_degree;
-  spec.ir = sched::JobListIr::kPir;
+  // ZBH1's job list is the legacy pass's (Paddle's PIR lists have no ZBH1).
+  spec.ir = zero_bubble ? sched::JobListIr::kLegacy : sched::JobListIr::kPir;
   spec.pir_split_recv_send = options.split_recv_send;
   if (Status valid = sched::ValidatePaddleScheduleSpec(spec); !valid.ok()) {
     return Status(StatusCode::kInvalidArgument, at("schedule_mode"), valid.message());
@@ -467,7 +745,14 @@ StatusOr<PipelineJobPrograms> SplitPipelineProgram(const Program& stage,
   if (!plan.ok()) {
     return Status(StatusCode::kInvalidArgument, at("schedule_mode"), plan.status().message());
   }
-  Splitter splitter(stage, options, *mode, sched::HasRecvSendJobs(spec));
+  if (zero_bubble) {
+    IRM_ASSIGN_OR_RETURN(PipelineJobPrograms out, SplitZeroBubble(stage, options));
+    out.plan = std::move(plan).value();
+    return out;
+  }
+  const bool recv_send = sched::HasRecvSendJobs(spec);
+  Splitter splitter(stage, options, JobTypes(*mode, options.vpp_degree, recv_send),
+                    *mode == sched::PaddleMode::kVpp, recv_send);
   IRM_RETURN_IF_ERROR(splitter.PlaceOps());
   IRM_RETURN_IF_ERROR(splitter.Build());
   PipelineJobPrograms out = splitter.Take();

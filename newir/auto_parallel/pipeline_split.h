@@ -6,6 +6,12 @@
 // the program once per job type and erases from each clone the ops of the others; here each op is
 // cloned into the one program of its job type, which leaves the same programs.
 //
+// ZBH1 (pipeline_zero_bubble.py, whose split Paddle runs on the legacy program only) is split
+// here by the same rules on the new IR: each non-transposed pd_op.matmul_grad becomes its
+// input-grad and weight-grad GEMMs (pass_utils.py `_pir_split_matmul_grad_to_matmul`, Paddle's
+// `_split_matmul_grad_ops_to_matmul`), and the backward ops go to backward_b or backward_w by
+// `_get_backward_op_type` read on the legacy var names, beside the whole backward.
+//
 // Values crossing job programs are carried by name, as Paddle's PIR split carries them (a result a
 // later program reads becomes a named value of the scope, the reader gets an input of that name):
 // the producing program ends with `builtin.shadow_output {output_name}`, the reading one starts
@@ -41,7 +47,8 @@ struct PipelineSplitOptions {
 struct PipelineJobPrograms {
   // Paddle's program order: FThenB forward, backward, optimizer; 1F1B recv_forward, forward,
   // backward, send_backward, optimizer; VPP recv_forward<c>, forward<c> for c ascending, then
-  // backward<c>, send_backward<c> for c descending, then optimizer. Every type has a program,
+  // backward<c>, send_backward<c> for c descending, then optimizer; ZBH1 forward, backward,
+  // backward_b, backward_w, optimizer (_program_for_zero_bubble). Every type has a program,
   // possibly empty.
   std::vector<std::string> job_types;
   std::map<std::string, Program> programs;
@@ -67,11 +74,27 @@ struct PipelineJobPrograms {
 // crossing value already has it, Paddle's `var_<op index>_<op name>_<result index>`. A value of
 // a persistable var (a builtin.parameter or builtin.set_parameter name: a gradient-merge buffer
 // updated in place) is read as builtin.parameter instead, from the scope every job shares.
+// ZBH1: the split works on a copy of the stage in which every pd_op.matmul_grad with transpose_x
+// and transpose_y false is replaced, where it stood, by
+//   x_grad = pd_op.matmul(out_grad, y, transpose_y=true)                   (when x_grad is used)
+//   y_grad = reshape(pd_op.matmul(reshape(x), reshape(out_grad), transpose_x=true))
+// (each reshape a pd_op.full_int_array + pd_op.reshape folding the first two dims, as
+// MatmulGradKernel's FoldInitDims does, named `X@reshape.out`, `Out@GRAD@reshape.out`,
+// `Y@GRAD@reshape.out`; rank-2 operands take the plain matmul(x, out_grad, transpose_x=true)),
+// exactly what the legacy split writes (oldir/passes/pipeline_zero_bubble.h) translated. A
+// backward op goes to `backward` and to backward_w when it is part of the run reshape, reshape,
+// matmul writing a parameter's gradient, reshape, add_ (shape operands aside), or when every
+// named result is a `<param>@...`; to backward_b otherwise (a send included). An op whose results
+// carry no legacy name (a shape the translator made) goes with its user. A fetch goes to the
+// first program in the order above, never the whole backward. The plan is the legacy ZBH1 list
+// (Paddle's PIR lists have no ZBH1), split_recv_send does not apply.
 // Errors, located at the stage program's op (kInvalid): an op without an integer op_role, a
-// chunk_id outside [0, vpp_degree), a vector value crossing programs; kInvalidArgument at the
-// option: a schedule_mode Paddle's PIR pass does not take (static/pir_pass.py::pipeline_pass
-// allows FThenB, 1F1B and VPP: Eager1F1B, ZBH1 and ZBVPP are legacy-only), vpp_degree > 1 outside
-// VPP, a stage outside [0, pp_degree), and ValidatePaddleScheduleSpec's refusals (m < p, ...).
+// chunk_id outside [0, vpp_degree), a vector value crossing programs, a matmul_grad whose x and
+// out_grad differ in rank (or above rank 2 in their first two dims: Paddle asserts both);
+// kInvalidArgument at the option: a schedule_mode without a PIR split (Eager1F1B and ZBVPP:
+// static/pir_pass.py::pipeline_pass allows FThenB, 1F1B and VPP, and ZBH1 is split as above),
+// vpp_degree > 1 outside VPP, a stage outside [0, pp_degree), and ValidatePaddleScheduleSpec's
+// refusals (m < p, ...).
 StatusOr<PipelineJobPrograms> SplitPipelineProgram(const Program& stage,
                                                    const PipelineSplitOptions& options);
 

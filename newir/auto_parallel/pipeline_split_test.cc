@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -195,10 +196,46 @@ TEST(PipelineSplitTest, RefusesAChunkBeyondTheSchedulesChunks) {
             std::string::npos);
 }
 
-// static/pir_pass.py::pipeline_pass takes FThenB, 1F1B and VPP only.
+// ZBH1 (pipeline_zero_bubble.py with pass_utils.py's _pir_split_matmul_grad_to_matmul): the
+// rank-2 matmul_grad becomes its input-grad GEMM (backward_b, with the relu_grad and the send)
+// and its weight-grad GEMM (backward_w, reading the forward's input and the gradient by name);
+// the whole backward holds both; the plan is the legacy ZBH1 list of stage 1 of 2, m = 2
+// (pipeline_zero_bubble.py _create_job_list: F0, Bb0, F1, Bb1, Bw1, Bw0, OPT).
+TEST(PipelineSplitTest, ZeroBubbleSplitsTheMatmulGradIntoBAndW) {
+  const Program stage = Parse(kStage);
+  StatusOr<PipelineJobPrograms> split = SplitPipelineProgram(stage, Options("ZBH1"));
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  EXPECT_EQ(split->job_types, (std::vector<std::string>{"forward", "backward", "backward_b",
+                                                        "backward_w", "optimizer"}));
+  EXPECT_EQ(
+      OpsOf(split->programs.at("backward_b")),
+      (std::vector<std::string>{"pd_op.data(loss)", "builtin.parameter(w)", "pd_op.relu_grad",
+                                "pd_op.matmul", "pd_op.p_send", "builtin.shadow_output(y@GRAD)"}));
+  EXPECT_EQ(OpsOf(split->programs.at("backward_w")),
+            (std::vector<std::string>{"pd_op.data(h)", "pd_op.data(y@GRAD)", "pd_op.matmul",
+                                      "builtin.shadow_output(w@GRAD)"}));
+  EXPECT_EQ(OpsOf(split->programs.at("backward")),
+            (std::vector<std::string>{"pd_op.data(loss)", "builtin.parameter(w)", "pd_op.data(h)",
+                                      "pd_op.relu_grad", "pd_op.matmul", "pd_op.matmul",
+                                      "pd_op.p_send", "builtin.shadow_output(w@GRAD)"}));
+  // x_grad = out_grad . w^T; w_grad = h^T . out_grad.
+  const Operation& input_grad = *std::next(split->programs.at("backward_b").block().begin(), 3);
+  EXPECT_EQ(*input_grad.attribute("transpose_y").AsBool(), true);
+  const Operation& weight_grad = *std::next(split->programs.at("backward_w").block().begin(), 2);
+  EXPECT_EQ(*weight_grad.attribute("transpose_x").AsBool(), true);
+  std::vector<std::string> plan;
+  for (const schedules::Job& job : split->plan) {
+    plan.push_back(job.type + std::to_string(job.micro_batch));
+  }
+  EXPECT_EQ(plan, (std::vector<std::string>{"forward0", "backward_b0", "forward1", "backward_b1",
+                                            "backward_w1", "backward_w0", "optimizer0"}));
+}
+
+// static/pir_pass.py::pipeline_pass takes FThenB, 1F1B and VPP; ZBH1 is split by the legacy
+// pass's rules; Eager1F1B and ZBVPP have no PIR form.
 TEST(PipelineSplitTest, RefusesSchedulesWithoutAPirForm) {
   const Program stage = Parse(kStage);
-  for (const char* mode : {"Eager1F1B", "ZBH1", "ZBVPP", "GPipe"}) {
+  for (const char* mode : {"Eager1F1B", "ZBVPP", "GPipe"}) {
     StatusOr<PipelineJobPrograms> split = SplitPipelineProgram(stage, Options(mode));
     ASSERT_FALSE(split.ok()) << mode;
     EXPECT_EQ(split.status().code(), StatusCode::kInvalidArgument) << mode;
