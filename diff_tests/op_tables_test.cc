@@ -62,9 +62,6 @@ TEST(OpTablesTest, EveryPirBindingNamesAKernelTheRegistryHas) {
 // translating row must leave this list (the test below fails until it does). A refusal row of the
 // op-compat table (no new op, no handler) names its reason in its note and needs no entry here.
 const std::map<std::string_view, std::string_view> kNotTranslated = {
-    {"logical_and",
-     "the pd_op dialect (newir/pd_op_dialect.cc) has no logical_and yet; the legacy executor runs "
-     "it"},
     {"share_data",
      "pd_op.share_data exists, but translator/op_compat.cc has no row for the legacy share_data "
      "yet"},

@@ -1,5 +1,6 @@
-// The convolution-net rows of the `pd_op` dialect (conv2d and its grad; the pooling and batch_norm
-// ops join them here), added to the table RegisterPdOpDialect registers (pd_op_dialect.cc).
+// The conv-net rows of the `pd_op` dialect (conv2d, pool2d, batch_norm and their grads; topk,
+// topk_v1, accuracy; logical_and / or / xor), added to the table RegisterPdOpDialect registers
+// (pd_op_dialect.cc).
 #pragma once
 
 #include "newir/pd_op_table.h"

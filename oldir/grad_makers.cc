@@ -266,6 +266,48 @@ std::vector<GradOp> Conv2dGrad(const GradMakerContext& ctx) {
   return {std::move(op)};
 }
 
+// pool2d: DefaultGradOpMaker (every forward input and output, and Out@GRAD).
+std::vector<GradOp> Pool2dGrad(const GradMakerContext& ctx) {
+  GradOp op = WithAttrMap(ctx, "pool2d_grad");
+  op.SetInput("X", ctx.Input("X"));
+  op.SetInput("Out", ctx.Output("Out"));
+  op.SetInput(Grad("Out"), ctx.OutputGrad("Out"));
+  op.SetOutput(Grad("X"), ctx.InputGrad("X"));
+  return {std::move(op)};
+}
+
+// BatchNormGradMaker (paddle/fluid/operators/batch_norm_op.cc): X, Y@GRAD, Scale, Bias, the saved
+// statistics, ReserveSpace when the forward has it, Mean / Variance (the forward's MeanOut /
+// VarianceOut) with global statistics, and MeanOut / VarianceOut always.
+std::vector<GradOp> BatchNormGrad(const GradMakerContext& ctx) {
+  GradOp op = WithAttrMap(ctx, "batch_norm_grad");
+  op.SetInput("X", ctx.Input("X"));
+  op.SetInput(Grad("Y"), ctx.OutputGrad("Y"));
+  op.SetInput("Scale", ctx.Input("Scale"));
+  op.SetInput("Bias", ctx.Input("Bias"));
+  op.SetInput("SavedMean", ctx.Output("SavedMean"));
+  op.SetInput("SavedVariance", ctx.Output("SavedVariance"));
+  if (ctx.HasOutput("ReserveSpace")) op.SetInput("ReserveSpace", ctx.Output("ReserveSpace"));
+  // Absent flags are the maker's defaults (false), not an error.
+  const AttrList attrs = ctx.AttrMap();
+  auto flag = [&attrs](std::string_view name) {
+    for (const auto& [n, value] : attrs) {
+      if (n == name) return std::holds_alternative<bool>(value) && std::get<bool>(value);
+    }
+    return false;
+  };
+  if (flag("use_global_stats") || flag("is_test")) {
+    op.SetInput("Mean", ctx.Output("MeanOut"));
+    op.SetInput("Variance", ctx.Output("VarianceOut"));
+  }
+  op.SetInput("MeanOut", ctx.Output("MeanOut"));
+  op.SetInput("VarianceOut", ctx.Output("VarianceOut"));
+  op.SetOutput(Grad("X"), ctx.InputGrad("X"));
+  op.SetOutput(Grad("Scale"), ctx.InputGrad("Scale"));
+  op.SetOutput(Grad("Bias"), ctx.InputGrad("Bias"));
+  return {std::move(op)};
+}
+
 std::vector<GradOp> LookupTableV2Grad(const GradMakerContext& ctx) {
   GradOp op = WithAttrMap(ctx, "lookup_table_v2_grad");
   op.SetInput("W", ctx.Input("W"));
@@ -403,6 +445,10 @@ const std::vector<GradRule>& Rules() {
       {"softmax", SoftmaxGrad},
       {"layer_norm", LayerNormGrad},
       {"conv2d", Conv2dGrad},
+      {"pool2d", Pool2dGrad},
+      {"batch_norm", BatchNormGrad},
+      // mul's grad maker is the generated one of matmul_with_flatten_grad: X, Y, Out@GRAD.
+      {"mul", BinaryGrad},
       {"lookup_table_v2", LookupTableV2Grad},
       {"reshape2", XShapeGrad},
       {"transpose2", XShapeGrad},
@@ -446,6 +492,9 @@ const std::vector<GradRule>& Rules() {
       {"logical_or", nullptr},
       {"logical_not", nullptr},
       {"logical_xor", nullptr},
+      // Evaluation ops: accuracy has no gradient (ForwardOnlyTrait in ops.yaml) and the top_k
+      // feeding it is cut off with it.
+      {"accuracy", nullptr},
   };
   return rules;
 }

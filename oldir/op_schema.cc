@@ -140,7 +140,9 @@ void AddCompareAndLogical(std::vector<OpSchema>* t) {
     t->push_back({type, {In("X"), In("Y")}, {In("Out")}, compare});
   }
   // Binary/UnaryLogicalOpProtoMaker (controlflow/logical_op.cc): no attributes.
-  t->push_back({"logical_and", {In("X"), In("Y")}, {In("Out")}, {}});
+  for (std::string_view type : {"logical_and", "logical_or", "logical_xor"}) {
+    t->push_back({type, {In("X"), In("Y")}, {In("Out")}, {}});
+  }
   t->push_back({"logical_not", {In("X")}, {In("Out")}, {}});
 }
 
@@ -247,6 +249,74 @@ void AddNn(std::vector<OpSchema>* t) {
                 {In("Input"), In("Filter"), Opt("Bias"), In("Output@GRAD")},
                 {Opt("Input@GRAD"), Opt("Filter@GRAD"), Opt("Bias@GRAD")},
                 conv2d});
+}
+
+// The rest of a conv net's training program (conv2d is in AddNn): pooling, batch_norm, the
+// fc-style `mul`, and the evaluation ops top_k and accuracy. These makers are generated from
+// phi's yaml in Paddle 3 (paddle/phi/ops/yaml/op_compat.yaml for the legacy names and extras,
+// legacy/static_ops.yaml for the arguments, paddle/fluid/operators/compat/*.pbtxt for the
+// attribute types).
+void AddConvNet(std::vector<OpSchema>* t) {
+  // pool2d (compat/pool2d.pbtxt; op_compat.yaml: kernel_size is `ksize`): pooling_type and ksize
+  // have no default. The grad is DefaultGradOpMaker's: X, Out and Out@GRAD.
+  const Attrs pool2d = Cat(
+      {{Req("pooling_type", pf::STRING), Req("ksize", pf::INTS), A("global_pooling", pf::BOOLEAN),
+        A("strides", pf::INTS), A("paddings", pf::INTS), A("exclusive", pf::BOOLEAN),
+        A("adaptive", pf::BOOLEAN), A("ceil_mode", pf::BOOLEAN), A("data_format", pf::STRING),
+        A("padding_algorithm", pf::STRING), A("is_test", pf::BOOLEAN), A("use_cudnn", pf::BOOLEAN),
+        A("use_quantizer", pf::BOOLEAN)},
+       MkldnnAttrs()});
+  t->push_back({"pool2d", {In("X")}, {In("Out")}, pool2d});
+  t->push_back({"pool2d_grad", {In("X"), In("Out"), In("Out@GRAD")}, {Opt("X@GRAD")}, pool2d});
+
+  // batch_norm (paddle/fluid/operators/batch_norm_op.cc, BatchNormOpMaker and
+  // BatchNormGradMaker): Scale and Bias are dispensable; MeanOut / VarianceOut share Mean /
+  // Variance; the grad re-feeds Mean / Variance (as MeanOut / VarianceOut) only with global
+  // statistics, and MeanOut / VarianceOut always.
+  const Attrs batch_norm =
+      Cat({{A("is_test", pf::BOOLEAN), A("momentum", pf::FLOAT), A("epsilon", pf::FLOAT),
+            A("data_layout", pf::STRING), A("use_global_stats", pf::BOOLEAN),
+            A("trainable_statistics", pf::BOOLEAN), A("fuse_with_relu", pf::BOOLEAN)},
+           MkldnnAttrs()});
+  t->push_back(
+      {"batch_norm",
+       {In("X"), Opt("Scale"), Opt("Bias"), In("Mean"), In("Variance"), Opt("MomentumTensor")},
+       {In("Y"), In("MeanOut"), In("VarianceOut"), In("SavedMean"), In("SavedVariance"),
+        Opt("ReserveSpace")},
+       batch_norm});
+  t->push_back({"batch_norm_grad",
+                {In("X"), Opt("Scale"), Opt("Bias"), In("SavedMean"), In("SavedVariance"),
+                 Opt("ReserveSpace"), Opt("Mean"), Opt("Variance"), Opt("MeanOut"),
+                 Opt("VarianceOut"), In("Y@GRAD")},
+                {Opt("X@GRAD"), Opt("Scale@GRAD"), Opt("Bias@GRAD")},
+                batch_norm});
+
+  // mul (op_compat.yaml "matmul_with_flatten (mul)", compat/mul.pbtxt): the quantization extras
+  // are typed too.
+  const Attrs mul = Cat(
+      {{A("x_num_col_dims", pf::INT), A("y_num_col_dims", pf::INT), A("scale_x", pf::FLOAT),
+        A("scale_y", pf::FLOATS), A("scale_out", pf::FLOAT), A("force_fp32_output", pf::BOOLEAN),
+        A("skip_quant", pf::BOOLEAN), A("bit_length", pf::INT), A("quantization_type", pf::STRING),
+        A("Input_scale", pf::FLOAT), A("out_threshold", pf::FLOAT)},
+       MkldnnAttrs()});
+  t->push_back({"mul", {In("X"), In("Y")}, {In("Out")}, mul});
+  t->push_back(
+      {"mul_grad", {In("X"), In("Y"), In("Out@GRAD")}, {Opt("X@GRAD"), Opt("Y@GRAD")}, mul});
+
+  // top_k (op_compat.yaml "topk_v1 (top_k)"; legacy/static_ops.yaml topk_v1(x, Scalar(int) k)):
+  // the tensor K overrides attribute k. top_k_v2 ("topk (top_k_v2)", ops.yaml topk) adds axis,
+  // largest and sorted.
+  t->push_back({"top_k", {In("X"), Opt("K")}, {In("Out"), In("Indices")}, {A("k", pf::INT)}});
+  t->push_back(
+      {"top_k_v2",
+       {In("X"), Opt("K")},
+       {In("Out"), In("Indices")},
+       {A("k", pf::INT), A("axis", pf::INT), A("largest", pf::BOOLEAN), A("sorted", pf::BOOLEAN)}});
+  // accuracy (op_compat.yaml: x is `Out`, the top-k values): no attributes, no gradient.
+  t->push_back({"accuracy",
+                {In("Out"), In("Indices"), In("Label")},
+                {In("Accuracy"), In("Correct"), In("Total")},
+                {}});
 }
 
 void AddShape(std::vector<OpSchema>* t) {
@@ -592,6 +662,7 @@ std::vector<OpSchema> BuildTable() {
   AddCompareAndLogical(&table);
   AddActivations(&table);
   AddNn(&table);
+  AddConvNet(&table);
   AddShape(&table);
   AddCreation(&table);
   AddOptimizers(&table);

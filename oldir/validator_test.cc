@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "oldir/attribute.h"
+#include "oldir/backward.h"
+#include "oldir/builder.h"
 #include "oldir/editor.h"
 #include "oldir/grad_makers.h"
 #include "oldir/op_schema.h"
@@ -223,6 +225,104 @@ TEST(ValidateProgramTest, MlpTrainingProgramHasNoFindings) {
   ValidateOptions options;
   options.note_unknown_ops = true;  // every op of it is modelled
   Diagnostics d = Validate(b, options);
+  EXPECT_TRUE(d.empty()) << d.Render();
+}
+
+// A conv net's forward pass as Paddle 2.x writes it (conv2d, batch_norm with its running
+// statistics in place, relu, pool2d, mul, softmax_with_cross_entropy, mean, and top_k + accuracy
+// on the softmax), then append_backward: the forward ops and the grad ops the grad makers write
+// (conv2d_grad, batch_norm_grad, pool2d_grad, mul_grad, ...) all agree with the schema.
+TEST(ValidateProgramTest, ConvNetTrainingProgramHasNoFindings) {
+  ProgramBuilder program;
+  BlockBuilder& b = program.root();
+  const VarOptions data{.persistable = false,
+                        .stop_gradient = true,
+                        .is_parameter = false,
+                        .need_check_feed = true,
+                        .lod_level = 0};
+  const VarOptions param{.persistable = true,
+                         .stop_gradient = false,
+                         .is_parameter = true,
+                         .need_check_feed = false,
+                         .lod_level = 0};
+  const VarOptions stat{.persistable = true,
+                        .stop_gradient = true,
+                        .is_parameter = false,
+                        .need_check_feed = false,
+                        .lod_level = 0};
+  const auto fp32 = proto::VarType::FP32;
+  b.CreateVar("image", fp32, {-1, 3, 8, 8}, data);
+  b.CreateVar("label", proto::VarType::INT64, {-1, 1}, data);
+  b.CreateVar("conv.w", fp32, {4, 3, 3, 3}, param);
+  b.CreateVar("bn.scale", fp32, {4}, param);
+  b.CreateVar("bn.bias", fp32, {4}, param);
+  b.CreateVar("bn.mean", fp32, {4}, stat);
+  b.CreateVar("bn.var", fp32, {4}, stat);
+  b.CreateVar("fc.w", fp32, {4, 5}, param);
+  for (const char* name : {"conv.out", "bn.out", "relu.out"})
+    b.CreateVar(name, fp32, {-1, 4, 8, 8});
+  b.CreateVar("bn.saved_mean", fp32, {4});
+  b.CreateVar("bn.saved_var", fp32, {4});
+  b.CreateVar("pool.out", fp32, {-1, 4, 1, 1});
+  b.CreateVar("fc.out", fp32, {-1, 5});
+  b.CreateVar("softmax", fp32, {-1, 5});
+  b.CreateVar("loss.vec", fp32, {-1, 1});
+  b.CreateVar("loss", fp32, {});
+  b.CreateVar("topk.out", fp32, {-1, 1});
+  b.CreateVar("topk.idx", proto::VarType::INT64, {-1, 1});
+  b.CreateVar("acc", fp32, {});
+  b.CreateVar("acc.correct", proto::VarType::INT32, {});
+  b.CreateVar("acc.total", proto::VarType::INT32, {});
+  b.AppendOp("conv2d", {{"Input", {"image"}}, {"Filter", {"conv.w"}}}, {{"Output", {"conv.out"}}},
+             {{"strides", std::vector<int32_t>{1, 1}},
+              {"paddings", std::vector<int32_t>{1, 1}},
+              {"dilations", std::vector<int32_t>{1, 1}},
+              {"groups", int32_t{1}},
+              {"data_format", std::string("NCHW")}});
+  b.AppendOp("batch_norm",
+             {{"X", {"conv.out"}},
+              {"Scale", {"bn.scale"}},
+              {"Bias", {"bn.bias"}},
+              {"Mean", {"bn.mean"}},
+              {"Variance", {"bn.var"}}},
+             {{"Y", {"bn.out"}},
+              {"MeanOut", {"bn.mean"}},
+              {"VarianceOut", {"bn.var"}},
+              {"SavedMean", {"bn.saved_mean"}},
+              {"SavedVariance", {"bn.saved_var"}}},
+             {{"momentum", 0.9f},
+              {"epsilon", 1e-5f},
+              {"is_test", false},
+              {"data_layout", std::string("NCHW")},
+              {"use_global_stats", false},
+              {"trainable_statistics", false}});
+  b.AppendOp("relu", {{"X", {"bn.out"}}}, {{"Out", {"relu.out"}}});
+  b.AppendOp("pool2d", {{"X", {"relu.out"}}}, {{"Out", {"pool.out"}}},
+             {{"pooling_type", std::string("avg")},
+              {"ksize", std::vector<int32_t>{1, 1}},
+              {"adaptive", true},
+              {"global_pooling", false}});
+  b.AppendOp("mul", {{"X", {"pool.out"}}, {"Y", {"fc.w"}}}, {{"Out", {"fc.out"}}},
+             {{"x_num_col_dims", int32_t{1}}, {"y_num_col_dims", int32_t{1}}});
+  b.AppendOp("softmax_with_cross_entropy", {{"Logits", {"fc.out"}}, {"Label", {"label"}}},
+             {{"Softmax", {"softmax"}}, {"Loss", {"loss.vec"}}});
+  b.AppendOp("mean", {{"X", {"loss.vec"}}}, {{"Out", {"loss"}}});
+  b.AppendOp("top_k", {{"X", {"softmax"}}}, {{"Out", {"topk.out"}}, {"Indices", {"topk.idx"}}},
+             {{"k", int32_t{1}}});
+  b.AppendOp("accuracy", {{"Out", {"topk.out"}}, {"Indices", {"topk.idx"}}, {"Label", {"label"}}},
+             {{"Accuracy", {"acc"}}, {"Correct", {"acc.correct"}}, {"Total", {"acc.total"}}});
+  StatusOr<std::vector<ParamGrad>> grads = AppendBackward(program, "loss");
+  ASSERT_TRUE(grads.ok()) << grads.status().ToString();
+  EXPECT_EQ(grads->size(), 4u);  // conv.w, bn.scale, bn.bias, fc.w
+  const Program built = program.Build();
+  std::set<std::string> types;
+  for (const proto::OpDesc& op : built.desc().blocks(0).ops()) types.insert(op.type());
+  for (const char* grad : {"conv2d_grad", "batch_norm_grad", "pool2d_grad", "mul_grad"}) {
+    EXPECT_TRUE(types.count(grad)) << grad;
+  }
+  ValidateOptions options;
+  options.note_unknown_ops = true;  // every op of it is modelled
+  Diagnostics d = Validate(built, options);
   EXPECT_TRUE(d.empty()) << d.Render();
 }
 

@@ -3,7 +3,8 @@
 // legacy names in paddle/phi/ops/yaml/op_compat.yaml) and from the kernel contract of the pd_op
 // signature (newir/pd_op_dialect.cc). Attribute fallbacks are the op makers' defaults; FLOAT
 // defaults are written as floats, since that is the value a legacy program carries. The
-// conversion of attribute values is in legacy_attr_conversion.cc.
+// conversion of attribute values is in legacy_attr_conversion.cc; the row constructors are in
+// legacy_binding_rows.h and the conv-net rows in legacy_bindings_convnet.cc.
 #include "reference_runtime/legacy_bindings.h"
 
 #include <algorithm>
@@ -13,42 +14,12 @@
 
 #include <fmt/format.h>
 
+#include "reference_runtime/legacy_binding_rows.h"
+
 namespace irm::rt {
 namespace {
 
-// ---- row constructors --------------------------------------------------------------------------
-
-SlotRule One(std::string_view slot) { return {slot, Arity::kOne}; }
-SlotRule Opt(std::string_view slot) { return {slot, Arity::kOptional}; }
-SlotRule List(std::string_view slot) { return {slot, Arity::kList}; }
-
-AttrRule Bool(std::string_view legacy, std::string_view kernel, bool fallback) {
-  return {legacy, kernel, AttrKind::kBool, AttrValue(fallback)};
-}
-AttrRule Int(std::string_view legacy, std::string_view kernel, int64_t fallback) {
-  return {legacy, kernel, AttrKind::kInt, AttrValue(fallback)};
-}
-// The fallback is a float: the legacy attribute is one.
-AttrRule Float(std::string_view legacy, std::string_view kernel, float fallback) {
-  return {legacy, kernel, AttrKind::kFloat, AttrValue(static_cast<double>(fallback))};
-}
-AttrRule Str(std::string_view legacy, std::string_view kernel, std::string fallback) {
-  return {legacy, kernel, AttrKind::kString, AttrValue(std::move(fallback))};
-}
-AttrRule Ints(std::string_view legacy, std::string_view kernel,
-              std::vector<int64_t> fallback = {}) {
-  return {legacy, kernel, AttrKind::kInts, AttrValue(std::move(fallback))};
-}
-AttrRule DTypeOr(std::string_view legacy, std::string_view kernel, DType fallback) {
-  return {legacy, kernel, AttrKind::kDType, AttrValue(fallback)};
-}
-AttrRule Required(std::string_view legacy, std::string_view kernel, AttrKind kind) {
-  return {legacy, kernel, kind, std::nullopt};
-}
-// A kernel attribute the legacy op has no counterpart for: always `value`.
-AttrRule ConstInt(std::string_view kernel, int64_t value) {
-  return {"", kernel, AttrKind::kInt, AttrValue(value)};
-}
+using namespace legacy_binding_rows;  // NOLINT(build/namespaces): the row constructors
 
 constexpr DTypeRule kFromInput0{0, ""};
 constexpr DTypeRule kFromInput1{1, ""};
@@ -367,7 +338,9 @@ void AddCompareAndLogical(std::vector<LegacyBinding>& t) {
                  kFromInput0,
                  LegacyBroadcast::kForward});
   }
-  t.push_back({"logical_and", "logical_and", {One("X"), One("Y")}, {One("Out")}});
+  for (std::string_view type : {"logical_and", "logical_or", "logical_xor"}) {
+    t.push_back({type, type, {One("X"), One("Y")}, {One("Out")}});
+  }
   t.push_back({"logical_not", "logical_not", {One("X")}, {One("Out")}});
 }
 
@@ -728,6 +701,7 @@ std::vector<LegacyBinding> BuildTable() {
   AddCompareAndLogical(table);
   AddActivations(table);
   AddNn(table);
+  AddConvNetBindings(table);  // legacy_bindings_convnet.cc
   AddShape(table);
   AddCreation(table);
   AddOptimizers(table);

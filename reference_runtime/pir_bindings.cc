@@ -75,6 +75,9 @@ std::vector<Row> KernelRows() {
                          "layer_norm_grad",
                          "conv2d",
                          "conv2d_grad",
+                         "batch_norm",
+                         "batch_norm_grad",
+                         "accuracy",
                          "cast",
                          "cast_",
                          "mean",
@@ -95,6 +98,12 @@ std::vector<Row> KernelRows() {
                          "not_equal",
                          "greater_than",
                          "logical_not",
+                         "logical_and",
+                         "logical_and_",
+                         "logical_or",
+                         "logical_or_",
+                         "logical_xor",
+                         "logical_xor_",
                          "increment",
                          "increment_",
                          "transpose",
@@ -175,6 +184,17 @@ std::vector<Row> KernelRows() {
                   .roles = {{"shape", R::kIntArray}},
                   .dtype_from = dtype_attr,
                   .random = true});
+
+  // The conv-net ops with mutable attributes: pool2d's kernel_size (IntArray), topk's k (int
+  // Scalar); batch_norm_ writes the running statistics into mean and variance.
+  for (const char* op : {"pool2d", "pool2d_grad"}) {
+    rows.push_back({.op = op, .roles = {{"kernel_size", R::kIntArray}}});
+  }
+  for (const char* op : {"topk", "topk_v1"}) {
+    rows.push_back({.op = op, .roles = {{"k", R::kInt}}});
+  }
+  rows.push_back(
+      {.op = "batch_norm_", .inplace = {{"mean", "mean_out"}, {"variance", "variance_out"}}});
 
   // Optimizers update their state in place (ops.yaml's inplace maps).
   rows.push_back(

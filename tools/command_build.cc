@@ -1,11 +1,13 @@
-// `ir-migrate build mlp|gpt`: a model-zoo training program (startup + main, as Paddle's static
-// graph writes them: forward, append_backward, optimizer, feed and fetch ops) written as a
+// `ir-migrate build mlp|gpt|resnet`: a model-zoo training program (startup + main, as Paddle's
+// static graph writes them: forward, append_backward, optimizer, feed and fetch ops) written as a
 // single-rank bundle (docs/bundle.md) whose rank runs its main program once per step; with
 // `--strategy`, the per-rank programs the legacy passes (oldir/passes/) make of it. With gradient
 // merge, one optimizer update takes k_steps executor steps: bundle.json's `steps` counts executor
 // steps, each reading a fresh micro-batch.
 // `ir-migrate build corpus`: the parity corpus (diff_tests/corpus), its cases made by the same
 // code from their strategies.
+// `--lr-schedule piecewise|exponential` writes a learning-rate decay as fluid's
+// learning_rate_scheduler.py did (oldir/models/lr_schedule.h) in place of the constant rate.
 // The output folder must be new or empty, and appears only once complete (common/staged_folder.h):
 // a failed or interrupted build leaves nothing behind.
 #include <fmt/format.h>
@@ -25,6 +27,13 @@
 
 namespace irm::tools {
 namespace {
+
+// What `build resnet` and the learning-rate flags add to BuildCommand's fields.
+struct ZooExtras {
+  bool resnet = false;
+  oldir::models::ResnetConfig resnet_config;
+  oldir::models::LrSchedule lr_schedule;
+};
 
 // Op counts of the written programs (rank 0's), for the summary line.
 struct BuildResult {
@@ -56,12 +65,16 @@ Status CheckOutputFolder(const std::string& dir) {
 
 // Writes the bundle into `dir` (the staging folder): the recipe of the command's flags, made and
 // written by the code the corpus uses (diff_tests/corpus/model_bundle.h).
-StatusOr<BuildResult> Build(const BuildCommand& command, const std::string& dir) {
+StatusOr<BuildResult> Build(const BuildCommand& command, const ZooExtras& extras,
+                            const std::string& dir) {
   corpus::ModelRecipe recipe;
   recipe.model =
       command.model == BuildCommand::Model::kMlp ? corpus::ZooModel::kMlp : corpus::ZooModel::kGpt;
+  if (extras.resnet) recipe.model = corpus::ZooModel::kResnet;
   recipe.mlp = command.mlp;
   recipe.gpt = command.gpt;
+  recipe.resnet = extras.resnet_config;
+  recipe.lr_schedule = extras.lr_schedule;
   recipe.optimizer = command.optimizer;
   recipe.steps = command.steps;
   recipe.batch_size = command.batch_size;
@@ -99,9 +112,8 @@ int BuildCorpus(const BuildCommand& command, std::ostream& out, std::ostream& er
   return kExitOk;
 }
 
-}  // namespace
-
-int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) {
+int RunBuildWith(const BuildCommand& command, const ZooExtras& extras, std::ostream& out,
+                 std::ostream& err) {
   if (command.model != BuildCommand::Model::kCorpus && command.steps < 1) {
     return Fail(Status(StatusCode::kInvalidArgument, Location{}, "--steps must be at least 1"),
                 err);
@@ -117,7 +129,7 @@ int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) 
   }
   StatusOr<StagedFolder> staged = StagedFolder::Begin(command.output);
   if (!staged.ok()) return Fail(staged.status(), err);
-  StatusOr<BuildResult> built = Build(command, staged->path());
+  StatusOr<BuildResult> built = Build(command, extras, staged->path());
   if (!built.ok()) return Fail(staged->Relocate(built.status()), err);
   if (const Status committed = staged->Commit(); !committed.ok()) return Fail(committed, err);
   if (built->world_size == 1) {
@@ -133,6 +145,12 @@ int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) 
                        built->k_steps);
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int RunBuild(const BuildCommand& command, std::ostream& out, std::ostream& err) {
+  return RunBuildWith(command, ZooExtras{}, out, err);
 }
 
 namespace {
@@ -159,10 +177,49 @@ void AddGptOptions(CLI::App* app, oldir::models::GptConfig* c) {
   app->add_option("--seed", c->seed, "Program random seed")->capture_default_str();
 }
 
+void AddResnetOptions(CLI::App* app, oldir::models::ResnetConfig* c) {
+  AddNamedOption(
+      app, "--block", &c->block, {"bottleneck", "basic"},
+      [](std::string_view name) -> std::optional<oldir::models::ResnetBlock> {
+        for (oldir::models::ResnetBlock b :
+             {oldir::models::ResnetBlock::kBottleneck, oldir::models::ResnetBlock::kBasic}) {
+          if (name == oldir::models::ResnetBlockName(b)) return b;
+        }
+        return std::nullopt;
+      },
+      "Residual block (default bottleneck)");
+  app->add_option("--depth", c->depth, "Blocks per stage, one value per stage")
+      ->capture_default_str();
+  app->add_option("--width", c->width, "Stem filters and stage 0 width")->capture_default_str();
+  app->add_option("--channels", c->channels, "Image channels")->capture_default_str();
+  app->add_option("--image-size", c->image_size, "Image height and width")->capture_default_str();
+  app->add_option("--classes", c->classes, "Classes")->capture_default_str();
+  app->add_option("--top-k", c->top_k, "The second accuracy's k")->capture_default_str();
+  app->add_option("--seed", c->seed, "Program random seed")->capture_default_str();
+}
+
+void AddLrScheduleOptions(CLI::App* app, oldir::models::LrSchedule* s) {
+  AddNamedOption(app, "--lr-schedule", &s->decay, {"constant", "piecewise", "exponential"},
+                 oldir::models::LrDecayFromName,
+                 "Learning-rate decay written into the program (default constant)");
+  app->add_option("--lr-boundaries", s->boundaries, "piecewise: step boundaries")
+      ->capture_default_str();
+  app->add_option("--lr-values", s->values, "piecewise: rates, one more than boundaries")
+      ->capture_default_str();
+  app->add_option("--lr-base", s->learning_rate, "exponential: initial rate")
+      ->capture_default_str();
+  app->add_option("--lr-decay-steps", s->decay_steps, "exponential: decay steps")
+      ->capture_default_str();
+  app->add_option("--lr-decay-rate", s->decay_rate, "exponential: decay rate")
+      ->capture_default_str();
+  app->add_flag("--lr-staircase", s->staircase, "exponential: floor the exponent");
+}
+
 }  // namespace
 
 RegisteredCommand AddBuildCommand(CLI::App& parent) {
   auto command = std::make_shared<BuildCommand>();
+  auto extras = std::make_shared<ZooExtras>();
   BuildCommand& build = *command;
   CLI::App* build_app = parent.add_subcommand(
       "build",
@@ -194,10 +251,15 @@ RegisteredCommand AddBuildCommand(CLI::App& parent) {
       "A pipeline's jobs as Paddle's legacy passes make them (legacy, default) or as its PIR "
       "passes do (pir: recv_forward and send_backward jobs for 1F1B and VPP)");
   AddOptimizerOptions(build_app, &build.optimizer);
+  AddLrScheduleOptions(build_app, &extras->lr_schedule);
   CLI::App* mlp_app = build_app->add_subcommand("mlp", "Linear layers with an activation");
   AddMlpOptions(mlp_app, &build.mlp);
   CLI::App* gpt_app = build_app->add_subcommand("gpt", "A small GPT-style decoder");
   AddGptOptions(gpt_app, &build.gpt);
+  CLI::App* resnet_app = build_app->add_subcommand(
+      "resnet",
+      "A small ResNet (conv2d, batch_norm, pool2d, fc) as Paddle's static scripts write it");
+  AddResnetOptions(resnet_app, &extras->resnet_config);
   CLI::App* corpus_app = build_app->add_subcommand(
       "corpus",
       "The parity corpus: distributed bundles the legacy passes make from strategies (data, "
@@ -205,12 +267,15 @@ RegisteredCommand AddBuildCommand(CLI::App& parent) {
   // Options of `build` may also follow the model name: `build gpt --layers 2 -o OUT`.
   mlp_app->fallthrough();
   gpt_app->fallthrough();
+  resnet_app->fallthrough();
   corpus_app->fallthrough();
-  return {build_app, [command, gpt_app, corpus_app](std::ostream& out, std::ostream& err) {
+  return {build_app,
+          [command, extras, gpt_app, resnet_app, corpus_app](std::ostream& out, std::ostream& err) {
             command->model = gpt_app->parsed()      ? BuildCommand::Model::kGpt
                              : corpus_app->parsed() ? BuildCommand::Model::kCorpus
                                                     : BuildCommand::Model::kMlp;
-            return RunBuild(*command, out, err);
+            extras->resnet = resnet_app->parsed();
+            return RunBuildWith(*command, *extras, out, err);
           }};
 }
 

@@ -14,6 +14,7 @@
 #include "newir/interned_name.h"
 #include "translator/comm_ops.h"
 #include "translator/control_flow.h"
+#include "translator/convnet_ops.h"
 #include "translator/special_ops.h"
 
 namespace irm::translator {
@@ -101,6 +102,10 @@ void AddMath(std::vector<OpCompat>& t) {
   t.push_back({.legacy_type = "not_equal", .new_op = "not_equal"});
   t.push_back({.legacy_type = "greater_than", .new_op = "greater_than"});
   t.push_back({.legacy_type = "logical_not", .new_op = "logical_not"});
+  // op_compat.yaml: logical_and / or / xor {x: X, y: Y} -> {out: Out}; in place when Out is X.
+  for (std::string_view name : {"logical_and", "logical_or", "logical_xor"}) {
+    t.push_back({.legacy_type = name, .new_op = name});
+  }
   t.push_back({.legacy_type = "increment", .new_op = "increment", .attrs = {{"step", "value"}}});
 }
 
@@ -119,6 +124,51 @@ void AddActivationsAndNn(std::vector<OpCompat>& t) {
   // op_compat.yaml: conv2d {input: Input, filter: Filter} -> {out: Output}; not in place.
   t.push_back({.legacy_type = "conv2d", .new_op = "conv2d", .slots = {{"Output", "out"}}});
   t.push_back({.legacy_type = "conv2d_grad", .new_op = "conv2d_grad", .forward = "conv2d"});
+  // op_compat.yaml: pool2d {x: X} -> {out: Out}, kernel_size is the IntArray `ksize`;
+  // Pool2dOpTranscriber fills exclusive, adaptive and padding_algorithm when absent.
+  const std::vector<std::pair<std::string_view, newir::Attribute>> pool2d_defaults = {
+      {"exclusive", newir::Attribute::Bool(true)},
+      {"adaptive", newir::Attribute::Bool(false)},
+      {"padding_algorithm", newir::Attribute::String("EXPLICIT")}};
+  const MutableOperand ksize = IntArray("kernel_size", "", "", "ksize");
+  t.push_back({.legacy_type = "pool2d",
+               .new_op = "pool2d",
+               .mutables = {ksize},
+               .defaults = pool2d_defaults});
+  t.push_back({.legacy_type = "pool2d_grad",
+               .new_op = "pool2d_grad",
+               .mutables = {ksize},
+               .defaults = pool2d_defaults,
+               .forward = "pool2d"});
+  // op_compat.yaml: batch_norm {x: X, mean: Mean, variance: Variance, scale: Scale, bias: Bias}
+  // -> {out: Y, mean_out: MeanOut, ...}, data_format is `data_layout`; MeanOut written into
+  // Mean makes it pd_op.batch_norm_. BatchNormOpTranscriber fills use_global_stats and
+  // trainable_statistics (false) when absent. The handler refuses a MomentumTensor.
+  const std::vector<std::pair<std::string_view, newir::Attribute>> batch_norm_defaults = {
+      {"use_global_stats", newir::Attribute::Bool(false)},
+      {"trainable_statistics", newir::Attribute::Bool(false)}};
+  t.push_back({.legacy_type = "batch_norm",
+               .new_op = "batch_norm",
+               .slots = {{"Y", "out"}},
+               .attrs = {{"data_layout", "data_format"}},
+               .defaults = batch_norm_defaults,
+               .handler = TranslateBatchNorm});
+  t.push_back({.legacy_type = "batch_norm_grad",
+               .new_op = "batch_norm_grad",
+               .attrs = {{"data_layout", "data_format"}},
+               .defaults = batch_norm_defaults,
+               .forward = "batch_norm"});
+  // op_compat.yaml "matmul_with_flatten (mul)": translated as Paddle's MulOpTranscriber and
+  // MulGradOpTranscriber do, to pd_op.matmul / matmul_grad between reshapes (handlers).
+  t.push_back({.legacy_type = "mul", .new_op = "matmul", .handler = TranslateMul});
+  t.push_back({.legacy_type = "mul_grad", .new_op = "matmul_grad", .handler = TranslateMulGrad});
+  // op_compat.yaml "topk_v1 (top_k)" and "topk (top_k_v2)": k is a Scalar(int), the tensor K or
+  // the attribute k.
+  const MutableOperand k = Scalar("k", "K", "k", DataType::kInt32, 1);
+  t.push_back({.legacy_type = "top_k", .new_op = "topk_v1", .mutables = {k}});
+  t.push_back({.legacy_type = "top_k_v2", .new_op = "topk", .mutables = {k}});
+  // op_compat.yaml: accuracy {x: Out, indices: Indices, label: Label}.
+  t.push_back({.legacy_type = "accuracy", .new_op = "accuracy", .slots = {{"Out", "x"}}});
   t.push_back({.legacy_type = "lookup_table_v2",
                .new_op = "embedding",
                .slots = {{"Ids", "x"}, {"W", "weight"}},

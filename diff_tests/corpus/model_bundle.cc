@@ -78,14 +78,23 @@ Status RecordP2pModel(const std::string& dir, oldir::Bundle* bundle) {
 
 StatusOr<ModelBundle> MakeModelBundle(const ModelRecipe& recipe) {
   oldir::models::ModelPrograms model;
+  oldir::models::TrainingOptions training;
+  training.optimizer = recipe.optimizer;
+  training.lr_schedule = recipe.lr_schedule;
+  const char* model_name = "mlp";
   if (recipe.model == ZooModel::kMlp) {
     IRM_RETURN_IF_ERROR(oldir::models::BuildMlp(recipe.mlp, &model));
-  } else {
+  } else if (recipe.model == ZooModel::kGpt) {
+    model_name = "gpt";
     IRM_RETURN_IF_ERROR(oldir::models::BuildGpt(recipe.gpt, &model));
+  } else {
+    model_name = "resnet";
+    oldir::models::ResnetMetrics metrics;
+    IRM_RETURN_IF_ERROR(oldir::models::BuildResnet(recipe.resnet, &model, &metrics));
+    training.extra_fetches = {metrics.acc_top1, metrics.acc_topk};
   }
-  IRM_RETURN_IF_ERROR(oldir::models::AddTraining(&model, recipe.optimizer));
+  IRM_RETURN_IF_ERROR(oldir::models::AddTrainingWithOptions(&model, training));
 
-  const char* model_name = recipe.model == ZooModel::kMlp ? "mlp" : "gpt";
   ModelBundle made;
   made.loss = model.loss;
   oldir::Bundle& bundle = made.bundle;

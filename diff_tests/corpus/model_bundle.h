@@ -1,10 +1,10 @@
 // A model-zoo training program made into a legacy bundle (docs/bundle.md): the recipe (model
-// config, optimizer, strategy, steps, batch size) and what `ir-migrate build mlp|gpt` and the
-// parity corpus (corpus.h) both do with it — build the serial startup and main programs (forward,
-// append_backward, optimizer, feed and fetch ops), apply the strategy with the legacy passes
-// (oldir/passes/apply_strategy.h) and write the per-rank programs with bundle.json, recording the
-// strategy and, for a plan that needs buffered sends, the point-to-point model. One code path, so
-// a corpus case is byte for byte what `build` writes for the same inputs.
+// config, optimizer, strategy, steps, batch size) and what `ir-migrate build mlp|gpt|resnet` and
+// the parity corpus (corpus.h) both do with it — build the serial startup and main programs
+// (forward, append_backward, optimizer, feed and fetch ops), apply the strategy with the legacy
+// passes (oldir/passes/apply_strategy.h) and write the per-rank programs with bundle.json,
+// recording the strategy and, for a plan that needs buffered sends, the point-to-point model. One
+// code path, so a corpus case is byte for byte what `build` writes for the same inputs.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,9 @@
 #include "common/status.h"
 #include "oldir/bundle.h"
 #include "oldir/models/gpt.h"
+#include "oldir/models/lr_schedule.h"
 #include "oldir/models/mlp.h"
+#include "oldir/models/resnet.h"
 #include "oldir/optimizer.h"
 #include "oldir/passes/distributed_programs.h"
 #include "oldir/passes/strategy.h"
@@ -23,13 +25,17 @@
 
 namespace irm::corpus {
 
-enum class ZooModel { kMlp, kGpt };
+enum class ZooModel { kMlp, kGpt, kResnet };
 
 // What a bundle is made from: `build`'s flags.
 struct ModelRecipe {
   ZooModel model = ZooModel::kMlp;
   oldir::models::MlpConfig mlp;  // used when model is kMlp (its seed is bundle.json's seed)
   oldir::models::GptConfig gpt;  // used when model is kGpt
+  // Used when model is kResnet; its accuracies are fetched after the loss.
+  oldir::models::ResnetConfig resnet;
+  // The learning-rate schedule (oldir/models/lr_schedule.h); constant by default.
+  oldir::models::LrSchedule lr_schedule;
   oldir::OptimizerOptions optimizer;
   int steps = 1;  // executor steps (with gradient merge, k_steps of them make one update)
   // The legacy passes' strategy; unset: the serial single-rank bundle.

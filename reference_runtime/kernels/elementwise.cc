@@ -1,8 +1,8 @@
 // Elementwise kernels: the broadcasting binary ops (add, subtract, multiply, divide, floor_divide,
 // maximum, remainder) and their grads, comparisons and logic (equal, not_equal, less_than,
-// greater_than, logical_and, logical_not), increment and scale. Semantics are Paddle's phi
-// functors': integer divide truncates, floor_divide rounds towards -inf (Python's //), remainder
-// takes the divisor's sign (Python's %), maximum is `x > y ? x : y`, float equal is
+// greater_than, logical_and, logical_or, logical_xor, logical_not), increment and scale. Semantics
+// are Paddle's phi functors': integer divide truncates, floor_divide rounds towards -inf (Python's
+// //), remainder takes the divisor's sign (Python's %), maximum is `x > y ? x : y`, float equal is
 // |x - y| < 1e-8 (exact for infinities and 16-bit types, false with a NaN) and not_equal its
 // negation. Integer
 // arithmetic wraps around instead of overflowing (two's complement); an integer divisor of zero
@@ -256,6 +256,23 @@ struct LogicalAndKernel {
   }
 };
 template <typename T>
+struct LogicalOrKernel {
+  static Status Run(KernelCall& call) {
+    return BroadcastBinary<T, bool>(call, [](Compute<T> a, Compute<T> b) {
+      return static_cast<bool>(a) || static_cast<bool>(b);
+    });
+  }
+};
+// phi's LogicalXorFunctor (paddle/phi/kernels/funcs/logical_functor.h): (a || b) && !(a && b).
+template <typename T>
+struct LogicalXorKernel {
+  static Status Run(KernelCall& call) {
+    return BroadcastBinary<T, bool>(call, [](Compute<T> a, Compute<T> b) {
+      return static_cast<bool>(a) != static_cast<bool>(b);
+    });
+  }
+};
+template <typename T>
 struct LogicalNotKernel {
   static Status Run(KernelCall& call) {
     IRM_RETURN_IF_ERROR(ExpectDType(call.input(0), DTypeOf<T>(), "x"));
@@ -449,6 +466,8 @@ Status RegisterElementwiseKernels(KernelRegistry& registry) {
   IRM_RETURN_IF_ERROR(RegisterNumeric<LessThanKernel>(registry, "less_than", binary));
   IRM_RETURN_IF_ERROR(RegisterNumeric<GreaterThanKernel>(registry, "greater_than", binary));
   IRM_RETURN_IF_ERROR(RegisterNumericAndBool<LogicalAndKernel>(registry, "logical_and", binary));
+  IRM_RETURN_IF_ERROR(RegisterNumericAndBool<LogicalOrKernel>(registry, "logical_or", binary));
+  IRM_RETURN_IF_ERROR(RegisterNumericAndBool<LogicalXorKernel>(registry, "logical_xor", binary));
   IRM_RETURN_IF_ERROR(RegisterNumericAndBool<LogicalNotKernel>(registry, "logical_not", unary));
 
   IRM_RETURN_IF_ERROR(RegisterArithmetic<IncrementKernel>(registry, "increment", unary));

@@ -8,11 +8,25 @@ namespace irm::rt {
 Status RegisterAllKernels(KernelRegistry& registry) {
   using Family = Status (*)(KernelRegistry&);
   const std::vector<Family> families = {
-      RegisterElementwiseKernels,  RegisterActivationKernels, RegisterMatmulKernels,
-      RegisterReductionKernels,    RegisterSoftmaxKernels,    RegisterNormalizationKernels,
-      RegisterManipulationKernels, RegisterIndexingKernels,   RegisterSetValueKernels,
-      RegisterCastKernels,         RegisterCreationKernels,   RegisterRandomKernels,
-      RegisterOptimizerKernels,    RegisterCoalesceKernels,   RegisterConvKernels,
+      RegisterElementwiseKernels,
+      RegisterActivationKernels,
+      RegisterMatmulKernels,
+      RegisterReductionKernels,
+      RegisterSoftmaxKernels,
+      RegisterNormalizationKernels,
+      RegisterManipulationKernels,
+      RegisterIndexingKernels,
+      RegisterSetValueKernels,
+      RegisterCastKernels,
+      RegisterCreationKernels,
+      RegisterRandomKernels,
+      RegisterOptimizerKernels,
+      RegisterCoalesceKernels,
+      RegisterConvKernels,
+      RegisterPoolKernels,
+      RegisterBatchNormKernels,
+      RegisterMetricsKernels,
+      RegisterMatmulWithFlattenKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();

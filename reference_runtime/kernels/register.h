@@ -28,6 +28,11 @@ Status RegisterRandomKernels(KernelRegistry& registry);         // kernels/rando
 Status RegisterOptimizerKernels(KernelRegistry& registry);      // kernels/optimizer.cc
 Status RegisterCoalesceKernels(KernelRegistry& registry);       // kernels/coalesce.cc
 Status RegisterConvKernels(KernelRegistry& registry);           // kernels/conv.cc
+Status RegisterPoolKernels(KernelRegistry& registry);           // kernels/pool.cc
+Status RegisterBatchNormKernels(KernelRegistry& registry);      // kernels/batch_norm.cc
+Status RegisterMetricsKernels(KernelRegistry& registry);        // kernels/metrics.cc
+Status RegisterMatmulWithFlattenKernels(
+    KernelRegistry& registry);  // kernels/matmul_with_flatten.cc
 
 // Registers Kernel<T>::Run for every T (CPU). Kernel is a class template with a static
 // `Status Run(KernelCall&)`.

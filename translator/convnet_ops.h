@@ -1,0 +1,17 @@
+// Special handlers of the conv-net ops a table row cannot describe: the legacy fc-style `mul` and
+// its grad, which Paddle translates to pd_op.matmul / matmul_grad between reshapes, and
+// batch_norm, whose MomentumTensor the new op cannot take. Listed in the table (op_compat.cc) as
+// their rows' handlers.
+#pragma once
+
+#include "common/status.h"
+
+namespace irm::translator {
+
+class OpContext;
+
+Status TranslateMul(OpContext& ctx);
+Status TranslateMulGrad(OpContext& ctx);
+Status TranslateBatchNorm(OpContext& ctx);
+
+}  // namespace irm::translator
