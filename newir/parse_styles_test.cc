@@ -1,17 +1,23 @@
 // Tests of the parser on the other forms Paddle has printed: untyped 3.0+ attribute values whose
 // kinds come from the op table (and the fallback where the table says nothing), the 2023 and
-// 2024 spellings, the pd_dist forms of every era, and malformed values of those forms with their
-// exact diagnostics.
+// 2024 spellings, the pd_dist forms of every era, the fixtures of every era (load, verify, text
+// and JSON round trips), and malformed input of those forms with their exact diagnostics.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <map>
 
+#include "common/file_io.h"
 #include "newir/block.h"
 #include "newir/parser.h"
 #include "newir/parser_test_support.h"
+#include "newir/pir_json.h"
 #include "newir/printer.h"
+#include "newir/structural_equal.h"
+#include "newir/verifier.h"
 
 namespace irm::newir {
 namespace {
@@ -313,7 +319,167 @@ TEST(ParserTest, DistFormsOfEveryEra) {
                                                     Placement::Partial(ReduceType::kAvg)}));
 }
 
+// ---- Fixtures of every era (newir/testdata/text/README.md says which Paddle printed each) -----
+
+std::string Fixture(const std::string& name) {
+  const char* dir = std::getenv("IRM_SOURCE_DIR");
+  const std::string root = dir != nullptr && *dir != '\0' ? dir : std::filesystem::current_path();
+  StatusOr<std::string> text = ReadFile(root + "/newir/testdata/text/" + name);
+  EXPECT_TRUE(text.ok()) << text.status().ToString()
+                         << " (run from the repository root or set IRM_SOURCE_DIR)";
+  return text.ok() ? *text : std::string();
+}
+
+struct EraFixture {
+  const char* file;
+  const char* printed_by;
+  bool unregistered;  // holds ops of a dialect this project does not register (cinn_op)
+};
+
+// Oldest first. Each loads, verifies, prints canonically, and goes text -> JSON -> text without
+// a change (JSON where every op's dialect has a JSON id: Paddle's DialectIdMap has no cinn_op).
+constexpr EraFixture kEraFixtures[] = {
+    {"while_2023.pir", "Paddle 2.6-era develop, late 2023 (WhileOp::Print, PR #58089)", false},
+    {"if_2023.pir", "Paddle 2.6-era develop, late 2023 (IfOp::Print, get_parameter)", false},
+    {"cinn_2024.pir", "Paddle develop, February 2024 (CINN IR dump, PR #62130)", true},
+    {"dist_early2024.pir", "Paddle develop, March-April 2024 (PRs #62603, #63072)", false},
+    {"typed_beta.pir", "Paddle 3.0-beta, 2024", false},
+    {"dist.pir", "Paddle develop, late 2024 (PR #69262)", false},
+    {"untyped_mlp.pir", "Paddle 3.0, 2025 (after PR #70534)", false},
+    {"if.pir", "Paddle 3.0, 2025", false},
+    {"while.pir", "Paddle 3.0, 2025", false},
+    {"catalog_ops_3.0.pir", "Paddle 3.0, 2025 (ops only the catalog registers)", false},
+};
+
+TEST(ParserTest, FixturesOfEveryEraLoadVerifyAndRoundTrip) {
+  for (const EraFixture& f : kEraFixtures) {
+    SCOPED_TRACE(std::string(f.file) + ", printed by " + f.printed_by);
+    ParseOptions options;
+    options.allow_unregistered = f.unregistered;
+    StatusOr<Program> program = ParseProgram(Fixture(f.file), f.file, options);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    VerifyOptions verify;
+    verify.allow_unregistered = f.unregistered;
+    const Status verified = VerifyProgram(*program, verify);
+    EXPECT_TRUE(verified.ok()) << verified.ToString();
+    const std::string canonical = PrintProgram(*program);
+    StatusOr<Program> again = ParseProgram(canonical, "canonical.pir", options);
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    // The printer leaves out what Paddle's does (sym_shape_str, op_callstack): JSON keeps them.
+    EXPECT_EQ(
+        FindStructuralDifference(*program, *again, {.ignore_hidden_attributes = true}).value_or(""),
+        "");
+    EXPECT_EQ(PrintProgram(*again), canonical);
+    if (f.unregistered) continue;
+    const std::string json = WritePirJson(*program);
+    StatusOr<Program> back = ReadPirJson(json, "fixture.json");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(FindStructuralDifference(*program, *back).value_or(""), "");
+    EXPECT_EQ(PrintProgram(*back), canonical);
+    EXPECT_EQ(WritePirJson(*back), json);
+  }
+}
+
+// Late 2023: pd_op.while's body arguments on a line of their own, without attributes.
+TEST(ParserTest, Style2023WhileHeaderWithoutAttributes) {
+  StatusOr<Program> program = ParseProgram(Fixture("while_2023.pir"), "while_2023.pir");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  const Operation& loop = *program->block().ops()[3];
+  ASSERT_EQ(loop.name(), "pd_op.while");
+  const Block& body = loop.region(0).front();
+  ASSERT_EQ(body.num_arguments(), 2u);
+  EXPECT_EQ(body.argument(0)->type(), T({1}, Type::I64()));  // the loop input's type
+  EXPECT_TRUE(body.argument(0)->attributes().empty());
+  EXPECT_EQ(body.ops()[1]->operand(0), body.argument(0));
+  EXPECT_EQ(body.back()->operand(2), body.argument(1));
+  EXPECT_EQ(loop.result(1)->type(), T({1}, Type::I64()));
+}
+
+// Late 2023: builtin.get_parameter (renamed builtin.parameter by PR #59239) and a comparison op
+// only the catalog registers (the pd_op.greater_equal).
+TEST(ParserTest, Style2023IfWithGetParameter) {
+  StatusOr<Program> program = ParseProgram(Fixture("if_2023.pir"), "if_2023.pir");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  std::vector<Operation*> ops = program->block().ops();
+  EXPECT_EQ(ops[0]->name(), "builtin.parameter");
+  EXPECT_EQ(ops[0]->attribute("parameter_name"), Attribute::String("fc_0.w_0"));
+  EXPECT_EQ(ops[4]->name(), "pd_op.greater_equal");
+  ASSERT_NE(ops[4]->info(), nullptr);
+  EXPECT_EQ(ops[2]->attribute("value"), Attribute::Float(0.0f));
+  ASSERT_EQ(ops[5]->name(), "pd_op.if");
+  EXPECT_EQ(ops[5]->region(1).front().ops().size(), 2u);
+  EXPECT_TRUE(PrintProgram(*program).starts_with(
+      "{\n    (%0) = \"builtin.parameter\" () {parameter_name:\"fc_0.w_0\"} : () -> "
+      "builtin.tensor<4x4xf32>\n"));
+}
+
+// February 2024: CINN's custom form (a bare op name, no attribute map, a region after the
+// result types) and sym_shape_str attributes.
+TEST(ParserTest, Style2024CinnRegionOps) {
+  StatusOr<Program> program =
+      ParseProgram(Fixture("cinn_2024.pir"), "cinn_2024.pir", Unregistered());
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  const Operation& fusion = *program->block().ops()[1];
+  EXPECT_EQ(fusion.name(), "cinn_op.fusion");
+  EXPECT_EQ(fusion.info(), nullptr);
+  ASSERT_EQ(fusion.num_regions(), 1u);
+  EXPECT_EQ(fusion.region(0).front().ops().size(), 2u);
+  EXPECT_EQ(fusion.result(0)->type(), T({1, -1, 768}));
+  EXPECT_EQ(program->block().front()->attribute("sym_shape_str"),
+            Attribute::String("shape[1, S0, 768], data[NULL]"));
+  // Without --allow-unregistered the unknown dialect is named where it stands.
+  EXPECT_EQ(ParseProgram(Fixture("cinn_2024.pir"), "cinn_2024.pir").status().ToString(),
+            "cinn_2024.pir:3:12: error: unknown op 'cinn_op.fusion' (--allow-unregistered keeps "
+            "it opaquely)");
+}
+
+// 3.0: untyped values of catalog ops take the catalog's kinds (ops.yaml at the catalog's commit).
+TEST(ParserTest, Style30CatalogOpsTakeTheCatalogsKinds) {
+  StatusOr<Program> program = ParseProgram(Fixture("catalog_ops_3.0.pir"), "c.pir");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  std::vector<Operation*> ops = program->block().ops();
+  EXPECT_EQ(ops[2]->attribute("axis"), Attribute::Int32(-1));  // argsort: int axis
+  EXPECT_EQ(ops[2]->attribute("descending"), Attribute::Bool(true));
+  EXPECT_EQ(ops[3]->attribute("y"), Attribute::Double(2.0));        // pow: Scalar y = 1.0f
+  EXPECT_EQ(ops[5]->attribute("reverse"), Attribute::Bool(true));   // cumsum: axis an operand
+  EXPECT_EQ(ops[6]->attribute("start_axis"), Attribute::Int32(0));  // flatten
+}
+
 // ---- Malformed input ------------------------------------------------------------------------
+
+TEST(ParserErrorTest, MalformedInputOfEachEra) {
+  const std::string head2023 =
+      "{\n    (%0) = \"pd_op.full\" () {dtype:(pd_op.DataType)int64,place:(pd_op.Place)Place(cpu),"
+      "shape:(pd_op.IntArray)[1],value:(Float)0} : () -> pd_op.tensor<1xi64>\n";
+  // 2023 while header: two arguments without the comma.
+  EXPECT_EQ(
+      ErrorOf(head2023 +
+              "    (%1, %2) = \"pd_op.while\" (cond=%0, inputs=%0, %0) { \n    ^%arg_0 %arg_1\n"
+              "    }\n}"),
+      "bad.pir:4:12: error: expected ' {' after a block argument, found ' '");
+  // 2023 get_parameter without its attribute map.
+  EXPECT_EQ(ErrorOf(head2023 + "    (%1) = \"builtin.get_parameter\" () : () -> f32\n}"),
+            "bad.pir:3:39: error: expected '{' for op attributes, found ':'");
+  // 2024 CINN form: a bare name must be dialect-qualified; the region must close.
+  EXPECT_EQ(
+      ErrorOf(head2023 + "    (%1) = fusion () -> pd_op.tensor<1xi64> {\n    }\n}", Unregistered()),
+      "bad.pir:3:12: error: expected an op name in quotes, found 'fusion'");
+  EXPECT_EQ(
+      ErrorOf(head2023 + "    (%1) = cinn_op.fusion () -> pd_op.tensor<1xi64> {\n", Unregistered()),
+      "bad.pir:4:1: error: expected '}' to close block, found end of input");
+  // 3.0: an untyped value the catalog's kind refuses, and a misspelt catalog op.
+  const std::string head30 =
+      "{\n    (%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(cpu),shape:[4]} : "
+      "() -> tensor<4xf32>\n";
+  EXPECT_EQ(
+      ErrorOf(head30 + "    (%1, %2) = \"pd_op.argsort\" (%0) {axis:1.5} : (tensor<4xf32>) -> "
+                       "tensor<4xf32>, tensor<4xi64>\n}"),
+      "bad.pir:3:43: error: attribute 'axis' of 'pd_op.argsort' takes an int32, found '1.5'");
+  EXPECT_EQ(ErrorOf(head30 + "    (%1) = \"pd_op.greater_equall\" (%0, %0) {} : (tensor<4xf32>, "
+                             "tensor<4xf32>) -> tensor<4xb>\n}"),
+            "bad.pir:3:12: error: unknown op 'pd_op.greater_equall' (--allow-unregistered keeps it "
+            "opaquely)");
+}
 
 TEST(ParserErrorTest, ValueDoesNotFitTheOpTable) {
   const std::string def =

@@ -20,6 +20,13 @@ namespace {
 constexpr auto IsDigit = TextCursor::IsDigit;
 constexpr auto IsIdentStart = TextCursor::IsIdentStart;
 
+// The names ops had in older prints, read as the op they became: `builtin.get_parameter` was
+// renamed `builtin.parameter` by Paddle PR #59239 (November 2023).
+std::string CurrentOpName(std::string name) {
+  if (name == "builtin.get_parameter") return "builtin.parameter";
+  return name;
+}
+
 using ResultNames = std::vector<std::pair<std::string_view, size_t>>;
 
 class Parser {
@@ -94,22 +101,27 @@ class Parser {
     return it->second;
   }
 
-  // After `^`: `%arg_0 {…}[ : type], %arg_1 {…}[ : type]` on one line. An argument without a
-  // type takes defaults[i] (the pd_op.while input it stands for) when there is one.
+  // After `^`: `%arg_0 {…}[ : type], %arg_1 {…}[ : type]` on one line, or the 2023 form without
+  // attributes, `%arg_0, %arg_1` (pd_op.while's printer from Paddle PR #58089, October 2023,
+  // before block arguments printed their attributes). An argument without a type takes
+  // defaults[i] (the pd_op.while input it stands for) when there is one.
   Status ParseArgumentHeader(Block& block, const std::vector<Type>& defaults) {
     if (c_.Peek() != '%') return Status::Ok();
     while (true) {
       const size_t at = c_.pos();
       const std::string_view name = LexValueName();
       if (name.empty()) return c_.Expected("a block argument", "");
-      if (!c_.LookingAt(" {")) return c_.Expected("' {'", "after a block argument");
-      c_.set_pos(c_.pos() + 1);
       const size_t index = block.num_arguments();
       Value* arg = block.AddArgument(index < defaults.size() ? defaults[index] : Type());
       IRM_RETURN_IF_ERROR(Define(name, at, arg));
-      bool typed = false;
-      IRM_RETURN_IF_ERROR(ParseArgumentTail(arg, &typed));
-      if (!c_.Consume(", ")) return Status::Ok();
+      if (c_.LookingAt(" {")) {
+        c_.set_pos(c_.pos() + 1);
+        bool typed = false;
+        IRM_RETURN_IF_ERROR(ParseArgumentTail(arg, &typed));
+      }
+      if (c_.Consume(", ")) continue;
+      if (c_.Peek() == '\n' || c_.Peek() == '\r' || c_.AtEnd()) return Status::Ok();
+      return c_.Expected("' {'", "after a block argument");
     }
   }
 
@@ -313,8 +325,21 @@ class Parser {
     IRM_RETURN_IF_ERROR(c_.Expect("=", "after result list"));
     c_.SkipSpaces();
     const size_t name_at = c_.pos();
-    if (c_.Peek() != '"') return c_.Expected("an op name in quotes", "");
-    IRM_ASSIGN_OR_RETURN(std::string op_name, c_.ParseString());
+    // Custom printers of other dialects write the name bare: CINN's `cinn_op.fusion () -> ty {`
+    // (early-2024 prints, Paddle PR #62130's IR dumps).
+    const bool bare_name = IsIdentStart(c_.Peek());
+    std::string op_name;
+    if (bare_name) {
+      op_name = std::string(c_.LexIdent());
+      if (op_name.find('.') == std::string::npos) {
+        return c_.ErrorAt(name_at,
+                          fmt::format("expected an op name in quotes, found '{}'", op_name));
+      }
+    } else {
+      if (c_.Peek() != '"') return c_.Expected("an op name in quotes", "");
+      IRM_ASSIGN_OR_RETURN(op_name, c_.ParseString());
+    }
+    op_name = CurrentOpName(std::move(op_name));
     // Op names are `dialect.op` identifiers; the printer writes them unescaped, so anything else
     // could not survive a print/parse round trip.
     const bool identifier =
@@ -353,10 +378,16 @@ class Parser {
       }
     }
     c_.SkipSpaces();
-    IRM_ASSIGN_OR_RETURN(AttributeMap attrs, ParseAttributeMap("for op attributes", info, op_name));
-    c_.SkipSpaces();
+    // A custom form without an attribute map (CINN's `() -> ty {`) has regions after its types.
+    const bool no_attrs = bare_name && c_.LookingAt("->");
+    AttributeMap attrs;
+    if (!no_attrs) {
+      IRM_ASSIGN_OR_RETURN(attrs, ParseAttributeMap("for op attributes", info, op_name));
+      c_.SkipSpaces();
+    }
     const bool if_form = op_name == "pd_op.if" && c_.LookingAt("->");
-    if (!if_form) {
+    const bool custom_form = if_form || (bare_name && c_.LookingAt("->"));
+    if (!custom_form) {
       IRM_RETURN_IF_ERROR(c_.Expect(":", "before the op's type list"));
       c_.SkipSpaces();
       const size_t types_at = c_.pos();
@@ -386,7 +417,7 @@ class Parser {
                                                results.size(), result_types.size()));
     }
     std::optional<std::vector<size_t>> layout;
-    if (!if_form) {
+    if (!custom_form) {
       IRM_ASSIGN_OR_RETURN(layout, ParseRegionLayout());
     }
     const size_t num_regions = if_form ? 2 : layout ? layout->size() : CountRegions();
@@ -405,6 +436,14 @@ class Parser {
       c_.SkipSpaces();
       IRM_RETURN_IF_ERROR(c_.Expect("{", "to open the false branch of pd_op.if"));
       return ParseBranch(created->region(1).AddBlock());
+    }
+    if (custom_form) {  // `{` ops `}` per region, without block headers
+      for (size_t r = 0; r < num_regions; ++r) {
+        c_.SkipWs();
+        IRM_RETURN_IF_ERROR(c_.Expect("{", "to open a region"));
+        IRM_RETURN_IF_ERROR(ParseBranch(created->region(r).AddBlock()));
+      }
+      return Status::Ok();
     }
     for (size_t r = 0; r < num_regions; ++r) {
       const size_t blocks = layout ? (*layout)[r] : 1;

@@ -17,7 +17,11 @@
 //    `{dims_maping:[…]}` (sic; the entry's mesh is the op's), and the March 2024 brace-less
 //    `mesh_shape:[2],process_ids:[0,1],result(0):{…}`;
 //  * the custom forms of pd_op.if (`(%c) {attrs} -> ty { … } else { … }`) and pd_op.while
-//    (`(cond=%c, inputs=%a, %b) { ^%arg_0 {…}, … }`).
+//    (`(cond=%c, inputs=%a, %b) { ^%arg_0 {…}, … }`, and late 2023's attribute-less
+//    `^%arg_0, %arg_1`);
+//  * 2023's `builtin.get_parameter`, read as `builtin.parameter` (its name since Paddle PR #59239);
+//  * early 2024's CINN ops with a bare name, no attribute map and a region after the types
+//    (`cinn_op.fusion () -> ty { … }`).
 //
 // Untyped attribute values take their kind from the op table: the op's OpInfo::FindAttribute
 // spec says it (kIntArray turns `[1,2]` into an IntArray, kDataType turns `float32` into a

@@ -6,11 +6,14 @@
 // pd_op.full / pd_op.full_int_array), so they are listed here as operands, in yaml order; an
 // IntArray one may also be a vector of scalar tensors (a list with tensor items). The verifier
 // hooks of the ops with related types are in pd_op_verify.cc, the fold hooks in pd_op_folds.cc.
+// These rows are the ops ir-migrate executes; the rest of Paddle's op set comes from the catalog
+// (pd_op_catalog.h), registered after them.
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "newir/dialect.h"
+#include "newir/pd_op_catalog.h"
 #include "newir/pd_op_dialect_conv.h"
 #include "newir/pd_op_folds.h"
 #include "newir/pd_op_table.h"
@@ -354,9 +357,7 @@ void AddCommunication(Table& t) {
           I32("ring_id", 0), Bool("use_calc_stream", false), Bool("dynamic_shape", false)})));
 }
 
-}  // namespace
-
-Status RegisterPdOpDialect(OpRegistry& registry) {
+Table HandRows() {
   Table t;
   AddMath(t);
   AddShapeAndCreation(t);
@@ -364,7 +365,21 @@ Status RegisterPdOpDialect(OpRegistry& registry) {
   AddControlFlow(t);
   AddCommunication(t);
   AddConvolution(t);
-  return t.RegisterInto(registry);
+  return t;
+}
+
+}  // namespace
+
+const std::vector<std::string>& PdOpHandRowNames() {
+  static const auto* const kNames = new std::vector<std::string>(HandRows().Names());
+  return *kNames;
+}
+
+Status RegisterPdOpDialect(OpRegistry& registry) {
+  IRM_RETURN_IF_ERROR(HandRows().RegisterInto(registry));
+  // Then the rest of Paddle's op set, verified by signature: the catalog leaves out every op the
+  // rows above registered, whichever section added it.
+  return RegisterPdOpCatalog(registry);
 }
 
 }  // namespace irm::newir

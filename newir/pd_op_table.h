@@ -120,6 +120,13 @@ class Table {
     ops_.push_back(Inplace(op));
     ops_.push_back(std::move(op));
   }
+  // The names of the rows added so far (`pd_op.x`).
+  std::vector<std::string> Names() const {
+    std::vector<std::string> names;
+    names.reserve(ops_.size());
+    for (const OpInfo& op : ops_) names.push_back(op.name);
+    return names;
+  }
   Status RegisterInto(OpRegistry& registry) {
     for (OpInfo& op : ops_) IRM_RETURN_IF_ERROR(registry.Register(std::move(op)));
     return Status::Ok();

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "newir/pd_op_catalog.h"
 #include "translator/legacy_types.h"
 #include "translator/op_context_internal.h"
 
@@ -261,6 +262,8 @@ const std::unordered_map<std::string_view, const newir::OpInfo*>& PdOpsByShortNa
     constexpr std::string_view kPrefix = "pd_op.";
     for (const newir::OpInfo* info : newir::OpRegistry::Global().OpsOfDialect("pd_op")) {
       const std::string_view name = info->name;
+      // Catalog-only ops have no kernel binding: a translation to one could not run.
+      if (newir::IsPdOpCatalogOnly(name)) continue;
       if (name.starts_with(kPrefix)) ops->emplace(name.substr(kPrefix.size()), info);
     }
     return ops;
