@@ -120,7 +120,20 @@ std::unordered_map<std::string, std::string> DevicesOfFirstReaders(const proto::
   return devices;
 }
 
-Status CheckOptions(const OptimizerOptions& options) {
+Status CheckOptions(ProgramBuilder& main, const OptimizerOptions& options) {
+  if (options.l2_decay && options.kind != OptimizerKind::kMomentum) {
+    return Status(StatusCode::kInvalidArgument, Location{},
+                  fmt::format("{}: l2_decay is fused by momentum only; other optimizers append "
+                              "their own regularization ops, which are not modelled",
+                              OptimizerKindName(options.kind)));
+  }
+  if (!options.learning_rate_var.empty() &&
+      main.root().FindLocalVar(options.learning_rate_var) == nullptr) {
+    return VarError(StatusCode::kNotFound, options.learning_rate_var,
+                    fmt::format("optimizer: learning rate '{}' is not declared in the main "
+                                "program's root block",
+                                options.learning_rate_var));
+  }
   switch (options.kind) {
     case OptimizerKind::kSgd:
     case OptimizerKind::kMomentum:
@@ -373,12 +386,13 @@ void AppendUpdate(ProgramBuilder& main, const Target& t, const Accumulators& acc
     case OptimizerKind::kMomentum:
       inputs.push_back({"Velocity", {accs.velocity}});
       outputs.push_back({"VelocityOut", {accs.velocity}});
-      // No weight decay: regularization_method "" and coeff 0 (an L2Decay would be fused here).
-      attrs.insert(attrs.end(), {{"mu", options.momentum},
-                                 {"use_nesterov", options.use_nesterov},
-                                 {"regularization_method", std::string()},
-                                 {"regularization_coeff", 0.0f},
-                                 {"rescale_grad", 1.0f}});
+      // momentum.py: an L2Decay weight_decay is fused ("l2_decay", its coeff); none: "" and 0.
+      attrs.insert(attrs.end(),
+                   {{"mu", options.momentum},
+                    {"use_nesterov", options.use_nesterov},
+                    {"regularization_method", std::string(options.l2_decay ? "l2_decay" : "")},
+                    {"regularization_coeff", options.l2_decay.value_or(0.0f)},
+                    {"rescale_grad", 1.0f}});
       break;
     case OptimizerKind::kAdam:
     case OptimizerKind::kAdamW:
@@ -453,7 +467,7 @@ std::optional<OptimizerKind> OptimizerKindFromName(std::string_view name) {
 Status AppendOptimizer(ProgramBuilder& main, ProgramBuilder& startup,
                        const std::vector<ParamGrad>& params_grads,
                        const OptimizerOptions& options) {
-  IRM_RETURN_IF_ERROR(CheckOptions(options));
+  IRM_RETURN_IF_ERROR(CheckOptions(main, options));
   IRM_ASSIGN_OR_RETURN(const std::vector<Target> targets,
                        Resolve(main, startup, params_grads, options));
 
@@ -462,7 +476,9 @@ Status AppendOptimizer(ProgramBuilder& main, ProgramBuilder& startup,
   // _create_optimization_pass: the learning rate, then every parameter's accumulators, then the
   // updates. Like Paddle it skips parameters marked stop_gradient (the clip above does not).
   ScopedStartupContext startup_context(startup, main);
-  const std::string lr = CreateLearningRate(main, startup, options.learning_rate);
+  const std::string lr = options.learning_rate_var.empty()
+                             ? CreateLearningRate(main, startup, options.learning_rate)
+                             : options.learning_rate_var;
   std::vector<const Target*> trainable;
   std::vector<Accumulators> accumulators;
   for (const Target& t : targets) {

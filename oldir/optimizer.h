@@ -47,6 +47,9 @@ struct OptimizerOptions {
   float learning_rate = 0.01f;
   float momentum = 0.9f;  // momentum: mu
   bool use_nesterov = false;
+  // momentum: Momentum(weight_decay=L2Decay(coeff)), which Paddle fuses into the momentum op
+  // (regularization_method "l2_decay", regularization_coeff) rather than appending its own ops.
+  std::optional<float> l2_decay = std::nullopt;
   float beta1 = 0.9f;  // adam, adamw
   float beta2 = 0.999f;
   float epsilon = 1e-8f;
@@ -57,6 +60,10 @@ struct OptimizerOptions {
   // (`<param>_fp32_master_0`, cast from the parameter in startup) that the update reads and writes
   // and the accumulators follow.
   bool multi_precision = false;
+  // A var of main's root block to read as the learning rate (a decayed rate an LR schedule
+  // writes: Optimizer._create_global_learning_rate keeps a Variable as it is); empty: a constant
+  // learning_rate_N made from `learning_rate`.
+  std::string learning_rate_var = {};
 };
 
 // Every optimizer kind with its defaults, each without and with global-norm clipping (norm 1):
@@ -66,8 +73,10 @@ std::vector<OptimizerOptions> EveryOptimizerConfiguration();
 // Appends the updates of `params_grads` (from AppendBackward) to `main`'s root block and the
 // accumulators' and learning rate's initialisers to `startup`. Every parameter and gradient must be
 // declared in main's root block (kNotFound); adam's beta1/beta2 must lie in [0, 1) and epsilon be
-// >= 0, and a parameter may be listed once (kInvalidArgument); clipping supports dense fp32 or fp64
-// gradients of one dtype (kUnimplemented). On error neither program is changed.
+// >= 0, a parameter may be listed once and l2_decay is momentum's only (kInvalidArgument);
+// learning_rate_var, when given, must be declared in main's root block (kNotFound); clipping
+// supports dense fp32 or fp64 gradients of one dtype (kUnimplemented). On error neither program is
+// changed.
 Status AppendOptimizer(ProgramBuilder& main, ProgramBuilder& startup,
                        const std::vector<ParamGrad>& params_grads, const OptimizerOptions& options);
 

@@ -558,6 +558,38 @@ TEST(AppendOptimizerTest, EachCallIsANewOptimizerWithItsOwnLearningRate) {
   p.ExpectValid();
 }
 
+// Momentum(weight_decay=L2Decay(c)) (python/paddle/optimizer/momentum.py): the decay is fused into
+// the momentum op as regularization_method "l2_decay" and its coeff, no ops of its own.
+TEST(AppendOptimizerTest, MomentumFusesAnL2Decay) {
+  Programs p;
+  p.AddParam(kW, {4, 3});
+  ASSERT_TRUE(AppendOptimizer(p.main, p.startup, kOneParam,
+                              {.kind = OptimizerKind::kMomentum, .l2_decay = 0.25f})
+                  .ok());
+  Program main = p.main.Build();
+  ASSERT_EQ(main.root().num_ops(), 1);
+  const Op update = main.root().op(0);
+  EXPECT_EQ(update.AttrOr<std::string>("regularization_method", "?"), "l2_decay");
+  EXPECT_EQ(update.AttrOr<float>("regularization_coeff", -1.0f), 0.25f);
+  p.ExpectValid();
+}
+
+// A decayed rate an LR schedule writes is read as it is
+// (Optimizer._create_global_learning_rate keeps a Variable): no learning_rate_N, no initialiser.
+TEST(AppendOptimizerTest, AGivenLearningRateVarIsReadAndNoneIsCreated) {
+  Programs p;
+  p.AddParam(kW, {4, 3});
+  p.main.root().CreateVar("learning_rate", proto::VarType::FP32, {1}, {.persistable = true});
+  ASSERT_TRUE(AppendOptimizer(p.main, p.startup, kOneParam,
+                              {.kind = OptimizerKind::kSgd, .learning_rate_var = "learning_rate"})
+                  .ok());
+  Program main = p.main.Build();
+  ASSERT_EQ(main.root().num_ops(), 1);
+  EXPECT_EQ(main.root().op(0).SingleInput("LearningRate"), "learning_rate");
+  EXPECT_EQ(p.main.root().FindVar("learning_rate_0"), nullptr);
+  EXPECT_EQ(p.startup.desc().blocks(0).ops_size(), 0);
+}
+
 TEST(AppendOptimizerTest, NoPairsStillCreatesTheLearningRate) {
   Programs p;
   ASSERT_TRUE(AppendOptimizer(p.main, p.startup, {},
@@ -716,6 +748,27 @@ TEST(AppendOptimizerErrorsTest, UnknownParameter) {
   EXPECT_EQ(status.ToString(),
             "block 0, var 'v': error: optimizer: parameter 'v' is not declared in the main "
             "program's root block");
+}
+
+TEST(AppendOptimizerErrorsTest, UnknownLearningRateVar) {
+  Programs p;
+  p.AddParam("w", {2});
+  Status status = AppendExpectingFailure(p, {{"w", "w@GRAD"}}, {.learning_rate_var = "lr"});
+  EXPECT_EQ(status.code(), StatusCode::kNotFound);
+  EXPECT_EQ(status.ToString(),
+            "block 0, var 'lr': error: optimizer: learning rate 'lr' is not declared in the main "
+            "program's root block");
+}
+
+TEST(AppendOptimizerErrorsTest, L2DecayIsMomentumsOnly) {
+  Programs p;
+  p.AddParam("w", {2});
+  Status status = AppendExpectingFailure(p, {{"w", "w@GRAD"}},
+                                         {.kind = OptimizerKind::kAdam, .l2_decay = 0.1f});
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.ToString(),
+            "error: adam: l2_decay is fused by momentum only; other optimizers append their own "
+            "regularization ops, which are not modelled");
 }
 
 TEST(AppendOptimizerErrorsTest, UnknownGradient) {
