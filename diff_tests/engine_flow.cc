@@ -14,8 +14,10 @@
 
 #include "common/file_io.h"
 #include "common/staged_folder.h"
+#include "diff_tests/engine_pipeline.h"
 #include "diff_tests/parallelize_bundle.h"
 #include "diff_tests/pir_bundle_compare.h"
+#include "diff_tests/plan_bundle_compare.h"
 #include "diff_tests/serial_parity.h"
 #include "newir/auto_parallel/strategy_placements.h"
 #include "newir/program_io.h"
@@ -23,6 +25,7 @@
 #include "oldir/passes/apply_strategy.h"
 #include "oldir/passes/placements.h"
 #include "oldir/program_io.h"
+#include "reference_runtime/executor.h"
 #include "reference_runtime/multi_rank_run.h"
 #include "translator/bundle_translate.h"
 
@@ -40,14 +43,6 @@ struct StageError {
   EngineStage stage;
   Status status;
 };
-
-// A located refusal of what the strategy asks of a road that cannot do it.
-Status StrategyRefusal(const EngineOptions& options, StatusCode code, std::string message,
-                       std::string note) {
-  Status status(code, Location::File(options.strategy_file), std::move(message));
-  if (!note.empty()) status.AddNote(std::move(note));
-  return status;
-}
 
 bool UsesLegacy(EngineIr ir) { return ir != EngineIr::kPir; }
 bool UsesPir(EngineIr ir) { return ir != EngineIr::kLegacy; }
@@ -136,6 +131,7 @@ class Flow {
   Flow(const EngineOptions& options, std::string root) : options_(options), root_(std::move(root)) {
     strategy_ = options.strategy;
     merges_ = strategy_.gradient_merge.enable && strategy_.gradient_merge.k_steps > 1;
+    pipelined_ = strategy_.pp_degree > 1;
   }
 
   StatusOr<EngineResult> Run(const std::string& stem, EngineStage* stage);
@@ -153,8 +149,11 @@ class Flow {
 
   Status Build();
   Status Plan();
+  StatusOr<corpus::ModelBundle> LegacyDistributed(schedules::JobListIr job_lists);
   Status ParallelLegacy();
   Status ParallelPir();
+  Status ParallelPirPipeline();
+  EnginePair CommunicationFailure(std::string name) const;
   Status InitComm(const std::string& side, const std::string& dir);
   Status Initialize(const std::string& side, const std::string& dir);
   StatusOr<EnginePair> AgainstSerial(const std::string& side, const std::string& dir);
@@ -165,6 +164,10 @@ class Flow {
   std::string root_;
   oldir::passes::Strategy strategy_;
   bool merges_ = false;
+  bool pipelined_ = false;
+  // The new-IR bundle's static communication check, when it found that the plans cannot run
+  // (a send no receive takes, a cycle): what it says, naming the op. Empty when it passed.
+  std::string pir_comm_failure_;
   // The serial program, as built or read.
   oldir::Program serial_startup_;
   oldir::Program serial_main_;
@@ -241,6 +244,16 @@ Status Flow::Plan() {
         translator::TranslateBundle(Dir("serial"), ScratchDir("serial_pir")).status());
     IRM_ASSIGN_OR_RETURN(newir::Program main, newir::LoadProgramFile(oldir::RankFile(
                                                   ScratchDir("serial_pir"), 0, "main.json")));
+    if (pipelined_) {
+      // The fallback issue 22 allows: the stages come from the legacy partition
+      // (oldir/passes/pipeline_stages.h, Paddle's stage rule), each translated, then split into
+      // jobs by the new IR's pipeline pass.
+      Progress(EngineStage::kPlan,
+               fmt::format("(pir) {}: {} stages of the legacy partition, split by the new IR's "
+                           "pipeline pass ({})",
+                           degrees, strategy_.pp_degree, strategy_.pipeline.schedule_mode));
+      return Status::Ok();
+    }
     std::vector<std::string> batch_feeds;
     for (const oldir::FeedSpec& feed : serial_bundle_.feeds) {
       if (feed.split == oldir::FeedSplit::kBatch) batch_feeds.push_back(feed.name);
@@ -260,17 +273,19 @@ Status Flow::Plan() {
   return Status::Ok();
 }
 
-Status Flow::ParallelLegacy() {
+StatusOr<corpus::ModelBundle> Flow::LegacyDistributed(schedules::JobListIr job_lists) {
   corpus::ModelBundle made;
   if (options_.serial_bundle.empty()) {
     corpus::ModelRecipe recipe = options_.recipe;
     recipe.strategy = strategy_;
     recipe.batch_size = options_.batch_size;
     recipe.steps = steps_;
+    recipe.job_lists = job_lists;
     IRM_ASSIGN_OR_RETURN(made, corpus::MakeModelBundle(recipe));
   } else {
     // A serial bundle's programs through the passes as MakeModelBundle puts a zoo model's.
     oldir::passes::ApplyStrategyOptions apply;
+    apply.job_lists = job_lists;
     made.bundle = serial_bundle_;
     if (strategy_.pipeline.enable) {
       const int accumulate = strategy_.pipeline.accumulate_steps;
@@ -296,6 +311,11 @@ Status Flow::ParallelLegacy() {
     made.k_steps = strategy_.gradient_merge.enable ? strategy_.gradient_merge.k_steps : 1;
   }
   made.bundle.steps = steps_;
+  return made;
+}
+
+Status Flow::ParallelLegacy() {
+  IRM_ASSIGN_OR_RETURN(corpus::ModelBundle made, LegacyDistributed(schedules::JobListIr::kLegacy));
   for (size_t r = 0; r < made.ranks.size(); ++r) {
     const oldir::passes::RankPrograms& rank = made.ranks[r];
     int64_t job_ops = rank.main.num_ops();
@@ -309,6 +329,7 @@ Status Flow::ParallelLegacy() {
 }
 
 Status Flow::ParallelPir() {
+  if (pipelined_) return ParallelPirPipeline();
   IRM_ASSIGN_OR_RETURN(
       ParallelizedBundle made,
       ParallelizeBundle(ScratchDir("serial_pir"), strategy_, options_.strategy_file, annotations_));
@@ -322,19 +343,6 @@ Status Flow::ParallelPir() {
       gm.avg = strategy_.gradient_merge.avg;
       gm.fault = options_.test_fault.gradient_merge;
       StatusOr<newir::GradientMergeResult> result = newir::ApplyGradientMerge(rank.main, gm);
-      if (!result.ok() && strategy_.dp_degree > 1) {
-        // The data-parallel all-reduce stands between the gradients and the optimizer: the
-        // pass finds no backward-role gradient there (newir_gradient_merge_test.cc covers one
-        // rank only).
-        Status status = StrategyRefusal(
-            options_, StatusCode::kUnimplemented,
-            fmt::format("gradient merge with data parallelism (dp_degree {}) with --ir {}",
-                        strategy_.dp_degree, EngineIrName(options_.ir)),
-            "the new IR's gradient merge does not take the data-parallel programs yet: --ir "
-            "legacy runs them");
-        status.AddNote(fmt::format("rank {}: {}", r, result.status().ToString()));
-        return status;
-      }
       if (!result.ok()) return result.status();
       IRM_RETURN_IF_ERROR(newir::AddGradientMergeInitializers(rank.startup, rank.main));
       merged = fmt::format(", gradient merge k={}: {} buffers", gm.k_steps, result->buffers.size());
@@ -344,6 +352,44 @@ Status Flow::ParallelPir() {
                          rank.main.CountOps(), merged));
   }
   return WriteParallelizedBundle(made, Dir("pir"));
+}
+
+// Pipelines on the new IR's road, over the legacy partition (engine_pipeline.h). The
+// partition's own job split is replaced; its PIR form where Paddle has one (the stage programs
+// the split receives are the same either way).
+Status Flow::ParallelPirPipeline() {
+  const std::string& mode = strategy_.pipeline.schedule_mode;
+  const bool has_pir_form = mode == "FThenB" || mode == "1F1B" || mode == "VPP";
+  IRM_ASSIGN_OR_RETURN(
+      corpus::ModelBundle made,
+      LegacyDistributed(has_pir_form ? schedules::JobListIr::kPir : schedules::JobListIr::kLegacy));
+  PirPipelineOptions pipeline;
+  pipeline.strategy = strategy_;
+  pipeline.send_to_the_wrong_peer = options_.test_fault.pipeline_wrong_peer;
+  pipeline.partition_dir = ScratchDir("pp_partition");
+  pipeline.progress = [this](const std::string& line) {
+    Progress(EngineStage::kParallel, "(pir) " + line);
+  };
+  IRM_ASSIGN_OR_RETURN(pir_comm_failure_,
+                       WritePirPipelineFromPartition(made, pipeline, Dir("pir")));
+  return Status::Ok();
+}
+
+// A pair the communication check decided: failed before any run, the check's finding as its
+// first failure and as the report's one communication record.
+EnginePair Flow::CommunicationFailure(std::string name) const {
+  EnginePair pair;
+  pair.name = std::move(name);
+  pair.verdict = EnginePair::Verdict::kFail;
+  pair.first_failure = "communication check of the new IR's bundle: " + pir_comm_failure_;
+  pair.report.legacy_program = Dir("pir");
+  pair.report.gemm = rt::GemmModeName(rt::ExecutorOptions{}.gemm);
+  CommDiff diff;
+  diff.equal = false;
+  diff.old_record = "a plan every rank can run";
+  diff.new_record = pir_comm_failure_;
+  pair.report.communication.push_back(std::move(diff));
+  return pair;
 }
 
 Status Flow::InitComm(const std::string& side, const std::string& dir) {
@@ -362,8 +408,14 @@ Status Flow::InitComm(const std::string& side, const std::string& dir) {
                  "({}) rank {}: {}", side, rank,
                  groups.empty() ? "no process group" : fmt::format("{}", fmt::join(groups, ", "))));
   }
-  // The point-to-point model the build found the plans need (schedules/simulator.h): a plan
-  // that would hang under every model was refused when the bundle was written.
+  // The point-to-point model the build found the plans need (schedules/simulator.h): a legacy
+  // plan that would hang under every model was refused when the bundle was written; a new-IR one
+  // is reported as the communication check's failure, without running it.
+  if (side == "pir" && !pir_comm_failure_.empty()) {
+    Progress(EngineStage::kInitComm,
+             fmt::format("({}) communication check FAILED: {}", side, pir_comm_failure_));
+    return Status::Ok();
+  }
   Progress(EngineStage::kInitComm,
            fmt::format("({}) point-to-point: {}", side,
                        bundle.p2p ? schedules::P2pModelName(*bundle.p2p) : "rendezvous"));
@@ -382,10 +434,10 @@ Status Flow::Initialize(const std::string& side, const std::string& dir) {
 
 StatusOr<EnginePair> Flow::AgainstSerial(const std::string& side, const std::string& dir) {
   const std::string name = fmt::format("{}-{}", kSerialPair, side);
-  if (merges_) {
-    return Skipped(name, fmt::format("gradient merge takes {} executor steps per update, which the "
-                                     "serial check does not model (serial_parity.h)",
-                                     strategy_.gradient_merge.k_steps));
+  if (merges_ && steps_ % strategy_.gradient_merge.k_steps != 0) {
+    return Skipped(name, fmt::format("{} executor steps are not whole updates of gradient merge's "
+                                     "{} steps (the serial run compares updates: serial_parity.h)",
+                                     steps_, strategy_.gradient_merge.k_steps));
   }
   SerialParityOptions parity;
   parity.steps = steps_;
@@ -411,8 +463,22 @@ StatusOr<EnginePair> Flow::LegacyAgainstPir() {
   compare.seed = seed_;
   compare.batch_size = options_.batch_size;
   compare.timeout = options_.timeout;
-  // The float64 shadow of the serial program arbitrates as the serial check does; with gradient
-  // merge a serial step is not one executor step, so there is no shadow to ask.
+  if (pipelined_) {
+    // The pipeline's ranks run plans of jobs: compared job program by job program.
+    IRM_ASSIGN_OR_RETURN(PirBundleComparison comparison,
+                         ComparePlanBundles(Dir("legacy_pir"), Dir("pir"), compare));
+    Progress(EngineStage::kRun, fmt::format("(legacy-pir) {} ranks, {} steps each side",
+                                            strategy_.world_size(), steps_));
+    EnginePair pair = Judged("legacy-pir", std::move(comparison.report));
+    pair.same_op_order = comparison.same_op_order;
+    pair.op_differences = DescribeOpDifferences(comparison);
+    pair.first_op_difference = FirstOpDifference(comparison);
+    return pair;
+  }
+  // The float64 shadow of the serial program arbitrates as the serial check does. Not with
+  // gradient merge: there the arbitration, which lets either road be judged against the other,
+  // would excuse a merge that is wrong by a scale (1/(k+1)) on both the parameter and its
+  // optimizer state; the two roads agree well within the reordered tier without it.
   std::unique_ptr<Float64Shadow> shadow;
   if (!merges_) {
     IRM_ASSIGN_OR_RETURN(
@@ -450,15 +516,6 @@ Status Flow::RunAlone(const std::string& side, const std::string& dir) {
 
 StatusOr<EngineResult> Flow::Run(const std::string& stem, EngineStage* stage) {
   auto at = [stage](EngineStage s) { *stage = s; };
-  at(EngineStage::kPlan);
-  if (strategy_.pp_degree > 1 && UsesPir(options_.ir)) {
-    return StrategyRefusal(
-        options_, StatusCode::kUnimplemented,
-        fmt::format("pipeline parallelism (pp_degree {}) with --ir {}", strategy_.pp_degree,
-                    EngineIrName(options_.ir)),
-        "pipeline stages are not made by the new IR's passes yet: --ir legacy runs the legacy "
-        "passes' pipeline");
-  }
   at(EngineStage::kBuild);
   IRM_RETURN_IF_ERROR(Build());
   at(EngineStage::kPlan);
@@ -483,13 +540,19 @@ StatusOr<EngineResult> Flow::Run(const std::string& stem, EngineStage* stage) {
   result.seed = seed_;
   at(EngineStage::kRun);
   for (const auto& side : sides) {
+    if (side.first == "pir" && !pir_comm_failure_.empty()) {
+      result.pairs.push_back(CommunicationFailure("serial-pir"));
+      continue;
+    }
     IRM_ASSIGN_OR_RETURN(EnginePair pair, AgainstSerial(side.first, side.second));
     if (pair.verdict == EnginePair::Verdict::kSkipped && options_.ir != EngineIr::kBoth) {
       IRM_RETURN_IF_ERROR(RunAlone(side.first, side.second));
     }
     result.pairs.push_back(std::move(pair));
   }
-  if (options_.ir == EngineIr::kBoth) {
+  if (options_.ir == EngineIr::kBoth && !pir_comm_failure_.empty()) {
+    result.pairs.push_back(CommunicationFailure("legacy-pir"));
+  } else if (options_.ir == EngineIr::kBoth) {
     IRM_ASSIGN_OR_RETURN(EnginePair pair, LegacyAgainstPir());
     result.pairs.push_back(std::move(pair));
   }
@@ -572,6 +635,10 @@ const char* EngineVerdictName(EnginePair::Verdict verdict) {
 
 StatusOr<EngineTestFault> ParseEngineTestFault(std::string_view spec) {
   EngineTestFault fault;
+  if (spec == "pp:wrong-peer") {
+    fault.pipeline_wrong_peer = true;
+    return fault;
+  }
   constexpr std::string_view kGm = "gm:";
   if (spec.substr(0, kGm.size()) == kGm) {
     const std::string_view name = spec.substr(kGm.size());
@@ -585,7 +652,7 @@ StatusOr<EngineTestFault> ParseEngineTestFault(std::string_view spec) {
   }
   Status status(StatusCode::kInvalidArgument, Location::File("--test-fault"),
                 fmt::format("unknown fault '{}'", spec));
-  status.AddNote("test-only faults: gm:scale-by-k-plus-1, gm:drop-if");
+  status.AddNote("test-only faults: gm:scale-by-k-plus-1, gm:drop-if, pp:wrong-peer");
   return status;
 }
 

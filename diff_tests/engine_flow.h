@@ -7,15 +7,16 @@
 //             new IR's standard annotations of the translated serial program
 //   parallel  legacy: ApplyStrategy -> OUT/legacy; new IR: translate the serial bundle,
 //             ParallelizeBundle, then ApplyGradientMerge on every rank when the strategy merges
-//             gradients -> OUT/pir
-//   init comm the process groups each bundle records
+//             gradients; with a pipeline, each rank's stage program of the legacy partition
+//             translated and split into jobs by SplitPipelineProgram -> OUT/pir
+//   init comm the process groups each bundle records; a new-IR pipeline's send/receive order
+//             checked before anything runs
 //   initialize, run  every bundle's startup, then its steps, on the thread world
 // and the pairs compared: serial vs legacy and serial vs new (serial_parity.h, the noise-floor
-// tier of the parity matrix cases), legacy vs new (the legacy bundle translated, then
-// pir_bundle_compare.h: exact where the op orders agree, else the reordered tier, naming the first
-// op that differs). Pipelines are made by the legacy passes only; gradient merge is not compared
-// with the serial run (k executor steps make one update: serial_parity.h refuses it), so those
-// pairs are skipped, with the reason.
+// tier of the parity matrix cases; with gradient merge one serial step per k executor steps, on
+// their rows stacked), legacy vs new (the legacy bundle translated, then pir_bundle_compare.h,
+// or plan_bundle_compare.h for pipelines: exact where the op orders agree, else the reordered
+// tier, naming the first op that differs).
 #pragma once
 
 #include <chrono>
@@ -47,8 +48,13 @@ const char* EngineStageName(EngineStage stage);
 // A fault switched on in a new-IR pass to show that `--ir both` catches it. Test-only.
 struct EngineTestFault {
   newir::GradientMergeFault gradient_merge = newir::GradientMergeFault::kNone;
+  // The new IR's pipeline road sends to the wrong peer: stage 0's first forward send (of the
+  // first data- and model-parallel rank) names the sending rank itself. The engine's
+  // communication check catches it before anything runs, naming the op.
+  bool pipeline_wrong_peer = false;
 };
-// "gm:scale-by-k-plus-1", "gm:drop-if". kInvalidArgument for any other spelling.
+// "gm:scale-by-k-plus-1", "gm:drop-if", "pp:wrong-peer". kInvalidArgument for any other
+// spelling.
 StatusOr<EngineTestFault> ParseEngineTestFault(std::string_view spec);
 
 struct EngineOptions {
@@ -112,9 +118,11 @@ struct EngineFailure {
 // Runs the flow, writing the bundles into `out_dir` (a folder that must not exist or be empty;
 // staged: it appears only once the flow completed, mismatch or not) with the reports
 // (report.md, report.json, report.xml) when anything was compared. `stem` names the run in the
-// reports. On error `failure` (may be null) says the stage; errors are located: the strategy file
-// for what the strategy asks that a road cannot do (kUnimplemented: a pipeline on the new IR's
-// road), the passes' and runs' own locations otherwise; a hang is kInternal.
+// reports. On error `failure` (may be null) says the stage; errors are located: the passes' and
+// runs' own locations (a strategy the passes refuse, a pipeline schedule they do not split); a
+// hang is kInternal. A new-IR pipeline bundle whose send/receive order cannot complete is no
+// error: its two pairs fail with the communication check's finding (naming the op) and nothing
+// of it runs.
 StatusOr<EngineResult> RunEngineFlow(const EngineOptions& options, const std::string& out_dir,
                                      const std::string& stem, EngineFailure* failure = nullptr);
 

@@ -1,11 +1,15 @@
 // The Engine flow (engine_flow.h) on the zoo mlp, as Paddle's Engine runs a strategy
 // (python/paddle/distributed/auto_parallel/static/engine.py, _prepare_program: build, plan,
-// parallel, init comm, initialize): DP2, TP2, DP2xTP2 and GM k=2, SGD and AdamW, by both roads —
-// every pair passes (serial vs legacy and serial vs new in the noise-floor tier of the parity
-// matrix, legacy vs new exact or reordered by op order; gradient merge's serial pairs skipped, as
-// the matrix's gm cases compare translation only). The new-IR gradient merge broken on purpose
-// (its test-only faults: scaling by 1/(k+1), the pd_op.if dropped) fails the legacy-vs-new pair
-// and the report names the tensor and the op. Refusals are located and write nothing.
+// parallel, init comm, initialize): DP2, TP2, DP2xTP2, GM k=2 and k=4, GM with DP2 and with TP2,
+// SGD and AdamW, by both roads — every pair passes (serial vs legacy and serial vs new in the
+// noise-floor tier of the parity matrix, gradient merge against the serial run of the k steps'
+// rows stacked; legacy vs new exact or reordered by op order). Pipelines by both roads: the new
+// IR's road splits the legacy partition's stages with the new IR's pipeline pass (FThenB, 1F1B,
+// Eager1F1B, VPP, ZBH1; pp2, pp4, dp2 x pp2, dp2 x tp2 x pp2) and every pair passes. The new-IR
+// gradient merge broken on purpose (its test-only faults: scaling by 1/(k+1), the pd_op.if
+// dropped) fails the new road's pairs and the report names the tensor and the op; a send to the
+// wrong peer on the pipeline road is caught by the communication check, naming the op.
+// Refusals are located and write nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +20,7 @@
 
 #include "diff_tests/corpus/model_bundle.h"
 #include "diff_tests/engine_flow.h"
+#include "oldir/bundle.h"
 
 namespace irm::diff {
 namespace {
@@ -83,11 +88,6 @@ TEST_P(EngineFlowTest, EveryPairPasses) {
   EXPECT_EQ(result->pairs[1].name, "serial-pir");
   EXPECT_EQ(result->pairs[2].name, "legacy-pir");
   for (const EnginePair& pair : result->pairs) {
-    const bool serial_pair = pair.name != "legacy-pir";
-    if (c.gm_k > 1 && serial_pair) {
-      EXPECT_EQ(pair.verdict, EnginePair::Verdict::kSkipped) << pair.name;
-      continue;
-    }
     EXPECT_EQ(pair.verdict, EnginePair::Verdict::kPass)
         << pair.name << ": " << pair.first_failure << "\n"
         << pair.op_differences;
@@ -149,7 +149,14 @@ INSTANTIATE_TEST_SUITE_P(
                       EngineCase{"mlp_sgd_dp2_tp2", 2, 2, 1, oldir::OptimizerKind::kSgd},
                       EngineCase{"mlp_adamw_dp2_tp2", 2, 2, 1, oldir::OptimizerKind::kAdamW},
                       EngineCase{"mlp_sgd_gm2", 1, 1, 2, oldir::OptimizerKind::kSgd},
-                      EngineCase{"mlp_adamw_gm2", 1, 1, 2, oldir::OptimizerKind::kAdamW}),
+                      EngineCase{"mlp_adamw_gm2", 1, 1, 2, oldir::OptimizerKind::kAdamW},
+                      EngineCase{"mlp_sgd_gm4", 1, 1, 4, oldir::OptimizerKind::kSgd},
+                      // Gradient merge with data parallelism: the new IR's buffers accumulate
+                      // each replica's gradient and all-reduce once per update, the legacy
+                      // pass's the gradients all-reduced every step (reordered tier).
+                      EngineCase{"mlp_sgd_dp2_gm2", 2, 1, 2, oldir::OptimizerKind::kSgd},
+                      EngineCase{"mlp_adamw_dp2_gm2", 2, 1, 2, oldir::OptimizerKind::kAdamW},
+                      EngineCase{"mlp_sgd_tp2_gm2", 1, 2, 2, oldir::OptimizerKind::kSgd}),
     [](const ::testing::TestParamInfo<EngineCase>& info) { return std::string(info.param.name); });
 
 struct FaultCase {
@@ -162,7 +169,8 @@ class EngineFlowFaultTest : public ::testing::TestWithParam<FaultCase> {};
 
 // gradient_merge.h's test-only faults: the merged gradient scaled by 1/(k+1) changes every
 // parameter after the first update; without the pd_op.if the optimizer runs every step. Either
-// way the legacy-vs-new pair fails on a parameter, and the report names it.
+// way the legacy-vs-new pair and the serial-vs-new pair fail on a parameter, and the report
+// names it.
 TEST_P(EngineFlowFaultTest, TheThreeWayCheckCatchesABrokenGradientMerge) {
   const FaultCase& f = GetParam();
   const fs::path scratch = Scratch(f.name);
@@ -173,6 +181,11 @@ TEST_P(EngineFlowFaultTest, TheThreeWayCheckCatchesABrokenGradientMerge) {
   StatusOr<EngineResult> result = RunEngineFlow(options, scratch / "out", f.name);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_FALSE(result->parity());
+  // The serial run of the stacked rows catches it too; the legacy road passes.
+  const EnginePair* serial_pir = FindPair(*result, "serial-pir");
+  ASSERT_NE(serial_pir, nullptr);
+  EXPECT_EQ(serial_pir->verdict, EnginePair::Verdict::kFail);
+  EXPECT_EQ(FindPair(*result, "serial-legacy")->verdict, EnginePair::Verdict::kPass);
   const EnginePair* pair = FindPair(*result, "legacy-pir");
   ASSERT_NE(pair, nullptr);
   EXPECT_EQ(pair->verdict, EnginePair::Verdict::kFail);
@@ -210,48 +223,103 @@ INSTANTIATE_TEST_SUITE_P(
                       FaultCase{"adamw_drop_if", "gm:drop-if", oldir::OptimizerKind::kAdamW}),
     [](const ::testing::TestParamInfo<FaultCase>& info) { return std::string(info.param.name); });
 
-TEST(EngineFlowRefusalTest, APipelineOnTheNewIrRoadIsRefusedAndNothingIsWritten) {
-  const fs::path scratch = Scratch("pp2_pir");
-  EngineOptions options = MlpOptions({"pp2", 1, 1, 1, oldir::OptimizerKind::kSgd});
-  options.strategy.pp_degree = 2;
+// Pipelines on the new IR's road: the legacy partition's stage programs, translated and split
+// by the new IR's pipeline pass (PIR job programs and job lists), run against the serial
+// program and against the legacy road's bundle translated.
+struct PipelineCase {
+  const char* name;
+  int dp;
+  int mp;
+  int pp;
+  const char* mode;
+  int vpp;
+};
+
+EngineOptions PipelineOptions(const PipelineCase& c) {
+  EngineOptions options = MlpOptions({c.name, c.dp, c.mp, 1, oldir::OptimizerKind::kSgd});
+  options.strategy.pp_degree = c.pp;
   options.strategy.pipeline.enable = true;
-  options.strategy.pipeline.accumulate_steps = 2;
-  for (EngineIr ir : {EngineIr::kPir, EngineIr::kBoth}) {
-    options.ir = ir;
-    EngineFailure failure;
-    StatusOr<EngineResult> result = RunEngineFlow(options, scratch / "out", "pp2", &failure);
-    ASSERT_FALSE(result.ok());
-    EXPECT_EQ(result.status().code(), StatusCode::kUnimplemented);
-    EXPECT_TRUE(failure.input_error());
-    const std::string text = result.status().ToString();
-    EXPECT_NE(text.find("pp2.json"), std::string::npos) << text;
-    EXPECT_NE(text.find("pipeline stages are not made by the new IR's passes yet"),
-              std::string::npos)
-        << text;
-    EXPECT_FALSE(fs::exists(scratch / "out"));
-  }
+  options.strategy.pipeline.schedule_mode = c.mode;
+  options.strategy.pipeline.accumulate_steps = 4;
+  options.strategy.pipeline.vpp_degree = c.vpp;
+  options.recipe.mlp.depth = 8;  // 8 linears: 2 per chunk of pp4 or pp2 x vpp2
+  options.batch_size = 8;        // 4 micro-batches of 2 rows
+  options.steps = 2;
+  return options;
 }
 
-// Data parallelism puts the all-reduce between the gradients and the optimizer; the new IR's
-// gradient merge does not take those programs yet: a located refusal, nothing written.
-TEST(EngineFlowRefusalTest, GradientMergeWithDataParallelismIsRefusedOnTheNewIrRoad) {
-  const fs::path scratch = Scratch("dp2_gm2");
-  EngineOptions options = MlpOptions({"dp2_gm2", 2, 1, 2, oldir::OptimizerKind::kSgd});
-  EngineFailure failure;
-  StatusOr<EngineResult> result = RunEngineFlow(options, scratch / "out", "dp2_gm2", &failure);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().code(), StatusCode::kUnimplemented);
-  EXPECT_TRUE(failure.input_error());
-  EXPECT_NE(result.status().ToString().find("dp2_gm2.json"), std::string::npos)
-      << result.status().ToString();
-  EXPECT_FALSE(fs::exists(scratch / "out"));
-  // The legacy road runs it (the serial pair skipped: gradient merge).
-  options.ir = EngineIr::kLegacy;
-  StatusOr<EngineResult> legacy = RunEngineFlow(options, scratch / "legacy", "dp2_gm2");
-  ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
-  ASSERT_EQ(legacy->pairs.size(), 1u);
-  EXPECT_EQ(legacy->pairs[0].verdict, EnginePair::Verdict::kSkipped);
-  EXPECT_TRUE(fs::exists(scratch / "legacy/legacy/bundle.json"));
+class EnginePipelineTest : public ::testing::TestWithParam<PipelineCase> {};
+
+TEST_P(EnginePipelineTest, TheNewIrRoadSplitsTheStagesAndEveryPairPasses) {
+  const PipelineCase& c = GetParam();
+  const fs::path scratch = Scratch(c.name);
+  EngineOptions options = PipelineOptions(c);
+  std::vector<std::string> lines;
+  options.progress = [&lines](const std::string& line) { lines.push_back(line); };
+  StatusOr<EngineResult> result = RunEngineFlow(options, scratch / "out", c.name);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->pairs.size(), 3u);
+  for (const EnginePair& pair : result->pairs) {
+    EXPECT_EQ(pair.verdict, EnginePair::Verdict::kPass)
+        << pair.name << ": " << pair.first_failure << "\n"
+        << pair.op_differences;
+    EXPECT_GT(pair.report.Compared(TensorGroup::kParameter), 0) << pair.name;
+    EXPECT_GT(pair.report.Compared(TensorGroup::kFetch), 0) << pair.name;
+  }
+  // Every rank of the new IR's bundle runs a plan of the PIR split's job programs.
+  StatusOr<oldir::Bundle> pir = oldir::ReadBundle(scratch / "out/pir");
+  ASSERT_TRUE(pir.ok()) << pir.status().ToString();
+  ASSERT_EQ(pir->world_size, c.dp * c.mp * c.pp);
+  const std::string mode = c.mode;
+  for (const oldir::BundleRank& rank : pir->ranks) {
+    ASSERT_TRUE(rank.plan.has_value()) << rank.rank;
+    EXPECT_EQ(rank.plan->back().type, "optimizer");
+    // PIR 1F1B and VPP jobs (pipeline_1f1b.py / pipeline_vpp.py `_partial_pir_programs`).
+    const bool recv_send = mode == "1F1B" || mode == "VPP";
+    EXPECT_EQ(rank.programs.count(c.vpp > 1 ? "recv_forward0" : "recv_forward") == 1, recv_send)
+        << rank.rank;
+  }
+  const std::string parallel = "[engine] parallel: (pir) rank 0: stage 0";
+  EXPECT_NE(std::find_if(lines.begin(), lines.end(),
+                         [&](const std::string& l) { return l.rfind(parallel, 0) == 0; }),
+            lines.end());
+}
+
+INSTANTIATE_TEST_SUITE_P(Mlp, EnginePipelineTest,
+                         ::testing::Values(PipelineCase{"pp2_fthenb", 1, 1, 2, "FThenB", 1},
+                                           PipelineCase{"pp2_1f1b", 1, 1, 2, "1F1B", 1},
+                                           PipelineCase{"pp4_1f1b", 1, 1, 4, "1F1B", 1},
+                                           PipelineCase{"pp2_eager1f1b", 1, 1, 2, "Eager1F1B", 1},
+                                           PipelineCase{"pp2_vpp2", 1, 1, 2, "VPP", 2},
+                                           PipelineCase{"pp2_zbh1", 1, 1, 2, "ZBH1", 1},
+                                           PipelineCase{"dp2_pp2_1f1b", 2, 1, 2, "1F1B", 1},
+                                           PipelineCase{"dp2_tp2_pp2_1f1b", 2, 2, 2, "1F1B", 1}),
+                         [](const ::testing::TestParamInfo<PipelineCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+// The test-only fault "send to the wrong peer": stage 0's first forward send names the sending
+// rank itself. The engine's communication check finds it before anything runs; both new-IR pairs
+// fail and the report names the op.
+TEST(EngineFlowFaultTest, ASendToTheWrongPeerIsCaughtAndTheReportNamesTheOp) {
+  const fs::path scratch = Scratch("pp2_wrong_peer");
+  EngineOptions options = PipelineOptions({"pp2_wrong_peer", 1, 1, 2, "1F1B", 1});
+  StatusOr<EngineTestFault> fault = ParseEngineTestFault("pp:wrong-peer");
+  ASSERT_TRUE(fault.ok()) << fault.status().ToString();
+  options.test_fault = *fault;
+  StatusOr<EngineResult> result = RunEngineFlow(options, scratch / "out", "wrong_peer");
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_FALSE(result->parity());
+  ASSERT_EQ(result->pairs.size(), 3u);
+  EXPECT_EQ(result->pairs[0].verdict, EnginePair::Verdict::kPass);
+  for (size_t i : {1u, 2u}) {
+    const EnginePair& pair = result->pairs[i];
+    EXPECT_EQ(pair.verdict, EnginePair::Verdict::kFail) << pair.name;
+    EXPECT_NE(pair.first_failure.find("p_send"), std::string::npos) << pair.first_failure;
+  }
+  const std::string markdown = RenderEngineMarkdown(*result);
+  EXPECT_NE(markdown.find("| legacy-pir | FAIL |"), std::string::npos) << markdown;
+  EXPECT_NE(RenderEngineJunit(*result).find("<failure"), std::string::npos);
 }
 
 TEST(EngineFlowRefusalTest, APipelineOnTheLegacyRoadRunsAgainstTheSerialProgram) {
@@ -322,7 +390,8 @@ TEST(EngineTestFaultTest, OnlyTheDocumentedSpellings) {
   EXPECT_TRUE(ParseEngineTestFault("gm:drop-if").ok());
   EXPECT_EQ(ParseEngineTestFault("gm:scale-by-k-plus-1")->gradient_merge,
             newir::GradientMergeFault::kScaleByKPlusOne);
-  for (const char* bad : {"", "gm:", "drop-if", "gm:nope", "pp:drop-if"}) {
+  EXPECT_TRUE(ParseEngineTestFault("pp:wrong-peer")->pipeline_wrong_peer);
+  for (const char* bad : {"", "gm:", "drop-if", "gm:nope", "pp:drop-if", "pp:"}) {
     StatusOr<EngineTestFault> fault = ParseEngineTestFault(bad);
     ASSERT_FALSE(fault.ok()) << bad;
     EXPECT_NE(fault.status().ToString().find("--test-fault"), std::string::npos);

@@ -337,6 +337,7 @@ StatusOr<PirBundleComparison> ComparePirBundles(const std::string& a_dir, const 
   report.tier = out.same_op_order ? Tier::kExact : Tier::kReordered;
   report.steps = steps;
   report.seed = seed;
+  report.gemm = rt::GemmModeName(rt::ExecutorOptions{}.gemm);  // the runs' default
   CompareAllFetches(run_a.ranks, run_b.ranks, dp_a, report);
   for (size_t r = 0; r < run_a.ranks.size() && r < run_b.ranks.size(); ++r) {
     const rt::RankOutcome& ra = run_a.ranks[r];

@@ -122,10 +122,11 @@ void Judge(const rt::Tensor& got, const rt::Tensor& serial, const rt::Tensor* sh
   entry.arbitration = std::move(arbitration);
 }
 
-void CompareFetchesWithSerial(const oldir::Bundle& bundle, int dp_degree,
+void CompareFetchesWithSerial(const oldir::Bundle& bundle, int dp_degree, int merge_steps,
                               const std::vector<rt::RankOutcome>& ranks,
                               const SerialOutcome& serial, Tier tier, ParityReport& report) {
   const int world = static_cast<int>(ranks.size());
+  const size_t k = static_cast<size_t>(merge_steps);
   for (size_t s = 0; s < serial.run->steps.size(); ++s) {
     const rt::PlanStepResult& serial_step = serial.run->steps[s];
     const std::vector<rt::Fetch>* shadow_step =
@@ -133,38 +134,45 @@ void CompareFetchesWithSerial(const oldir::Bundle& bundle, int dp_degree,
             ? &(*serial.shadow_fetches)[s]
             : nullptr;
     for (const rt::Fetch& want : serial_step.merged) {
-      // Per replica, the ranks that fetch it (a pipeline's last stage; every rank of a
-      // model-parallel group), in rank order.
-      std::vector<std::vector<std::pair<int, const rt::Tensor*>>> replicas(
-          static_cast<size_t>(dp_degree));
-      for (int r = 0; r < world; ++r) {
-        const std::vector<rt::PlanStepResult>& steps = ranks[static_cast<size_t>(r)].steps;
-        if (s >= steps.size()) continue;
-        if (const rt::Tensor* t = FindFetch(steps[s].merged, want.name)) {
-          replicas[static_cast<size_t>(ReplicaOf(r, bundle.world_size, dp_degree))].push_back(
-              {r, t});
-        }
-      }
+      // The serial step's rows are the k executor steps' global batches one after another, each
+      // the replicas' rows in replica order: the values in that order (j, then replica).
       std::vector<const rt::Tensor*> per_replica;
-      for (size_t k = 0; k < replicas.size(); ++k) {
-        if (replicas[k].empty()) {
-          report.tensors.push_back(Finding(TensorGroup::kFetch, kAllRanks, serial_step.step,
-                                           want.name,
-                                           fmt::format("no rank of replica {} fetches it", k)));
-          continue;
+      bool complete = true;
+      for (size_t j = 0; j < k; ++j) {
+        const size_t executor_step = s * k + j;
+        // Per replica, the ranks that fetch it (a pipeline's last stage; every rank of a
+        // model-parallel group), in rank order.
+        std::vector<std::vector<std::pair<int, const rt::Tensor*>>> replicas(
+            static_cast<size_t>(dp_degree));
+        for (int r = 0; r < world; ++r) {
+          const std::vector<rt::PlanStepResult>& steps = ranks[static_cast<size_t>(r)].steps;
+          if (executor_step >= steps.size()) continue;
+          if (const rt::Tensor* t = FindFetch(steps[executor_step].merged, want.name)) {
+            replicas[static_cast<size_t>(ReplicaOf(r, bundle.world_size, dp_degree))].push_back(
+                {r, t});
+          }
         }
-        const int first_rank = replicas[k].front().first;
-        const rt::Tensor* first = replicas[k].front().second;
-        for (size_t i = 1; i < replicas[k].size(); ++i) {
-          if (first->BitwiseEqual(*replicas[k][i].second)) continue;
-          report.tensors.push_back(
-              Finding(TensorGroup::kFetch, replicas[k][i].first, serial_step.step, want.name,
-                      fmt::format("ranks {} and {} of replica {} fetch different bits", first_rank,
-                                  replicas[k][i].first, k)));
+        for (size_t q = 0; q < replicas.size(); ++q) {
+          if (replicas[q].empty()) {
+            report.tensors.push_back(Finding(TensorGroup::kFetch, kAllRanks, serial_step.step,
+                                             want.name,
+                                             fmt::format("no rank of replica {} fetches it", q)));
+            complete = false;
+            continue;
+          }
+          const int first_rank = replicas[q].front().first;
+          const rt::Tensor* first = replicas[q].front().second;
+          for (size_t i = 1; i < replicas[q].size(); ++i) {
+            if (first->BitwiseEqual(*replicas[q][i].second)) continue;
+            report.tensors.push_back(
+                Finding(TensorGroup::kFetch, replicas[q][i].first, serial_step.step, want.name,
+                        fmt::format("ranks {} and {} of replica {} fetch different bits",
+                                    first_rank, replicas[q][i].first, q)));
+          }
+          per_replica.push_back(first);
         }
-        per_replica.push_back(first);
       }
-      if (per_replica.size() != replicas.size()) continue;
+      if (!complete) continue;
       StatusOr<rt::Tensor> got = want.tensor.numel() == 1 ? MeanOfMeans(per_replica, want.tensor)
                                                           : ReplicaRows(per_replica);
       if (!got.ok()) {
@@ -232,6 +240,34 @@ void CompareVarsWithSerial(const oldir::Bundle& bundle, const std::vector<rt::Ra
   }
 }
 
+// The feeds of serial step `step` (1-based) under gradient merge of `stack` executor steps: each
+// feed the executor steps (step-1)*stack+1 .. step*stack draw, of `rows` rows each, one after
+// another along dim 0 — the rows the k micro-steps of one update read, as one batch.
+StatusOr<rt::FeedMap> StackedFeeds(const std::vector<rt::FeedSpec>& specs, uint64_t seed, int step,
+                                   int stack, int64_t rows) {
+  rt::FeedMap feeds;
+  for (const rt::FeedSpec& spec : specs) {
+    if (stack == 1) {
+      feeds[spec.name] = rt::RandomFeed(spec, seed, step, rows);
+      continue;
+    }
+    std::vector<rt::Tensor> parts;
+    std::vector<const rt::Tensor*> views;
+    parts.reserve(static_cast<size_t>(stack));
+    for (int j = 1; j <= stack; ++j) {
+      parts.push_back(rt::RandomFeed(spec, seed, (step - 1) * stack + j, rows));
+    }
+    for (const rt::Tensor& part : parts) views.push_back(&part);
+    StatusOr<rt::Tensor> rows_stacked = ReplicaRows(views);
+    if (!rows_stacked.ok()) {
+      return Status(rows_stacked.status().code(), Location{}.AtVar(spec.name),
+                    rows_stacked.status().message());
+    }
+    feeds[spec.name] = std::move(rows_stacked).value();
+  }
+  return feeds;
+}
+
 rt::Tensor Widened(const rt::Tensor& t) {
   if (t.dtype() != DType::kFloat32) return t.Clone();
   std::vector<double> v(static_cast<size_t>(t.numel()));
@@ -244,7 +280,7 @@ rt::Tensor Widened(const rt::Tensor& t) {
 StatusOr<std::unique_ptr<Float64Shadow>> RunFloat64Shadow(const oldir::Program* startup,
                                                           const oldir::Program& main, int steps,
                                                           uint64_t seed, int64_t rows,
-                                                          rt::GemmMode gemm) {
+                                                          rt::GemmMode gemm, int stack) {
   rt::ExecutorOptions eo;
   eo.seed = seed;
   eo.gemm = gemm;
@@ -265,10 +301,9 @@ StatusOr<std::unique_ptr<Float64Shadow>> RunFloat64Shadow(const oldir::Program* 
   rt::LegacyExecutor step(wide, eo);
   IRM_RETURN_IF_ERROR(step.plan_status());
   for (int s = 1; s <= steps; ++s) {
-    rt::FeedMap feeds;
-    for (const rt::FeedSpec& spec : declared.FeedSpecs()) {
-      feeds[spec.name] = Widened(rt::RandomFeed(spec, seed, s, rows));
-    }
+    IRM_ASSIGN_OR_RETURN(rt::FeedMap feeds,
+                         StackedFeeds(declared.FeedSpecs(), seed, s, std::max(1, stack), rows));
+    for (auto& [name, tensor] : feeds) tensor = Widened(tensor);
     StatusOr<std::vector<rt::Fetch>> fetched = step.Run(shadow->scope, feeds);
     if (!fetched.ok()) {
       return Status(fetched.status()).AddNote(fmt::format("in step {} of the float64 shadow", s));
@@ -293,6 +328,9 @@ struct Setup {
   oldir::Bundle distributed;
   int dp_degree = 1;
   int64_t global_rows = 0;  // the serial run's -1 dims: every replica's rows
+  // Gradient merge's executor steps per update (1 without it): one serial step reads the rows of
+  // that many executor steps, stacked.
+  int merge_steps = 1;
   uint64_t seed = 0;
   // The serial rank's programs, for the shadow and the order of the report's vars.
   std::optional<oldir::Program> serial_startup;
@@ -322,18 +360,60 @@ StatusOr<rt::MultiRankResult> RunSideOf(const std::string& dir, int steps, uint6
   return ran;
 }
 
+// The serial program under gradient merge: `steps` serial steps, each on the rows of
+// `setup.merge_steps` executor steps stacked (StackedFeeds), run by the legacy executor as the
+// serial bundle's rank runs it (its startup, then main once per step, the bundle's seed).
+StatusOr<rt::MultiRankResult> RunStackedSerial(const Setup& setup, int steps,
+                                               const SerialParityOptions& options) {
+  rt::ExecutorOptions eo;
+  eo.seed = setup.seed;
+  eo.gemm = options.gemm;
+  rt::RankOutcome outcome;
+  outcome.scope = std::make_unique<rt::Scope>();
+  if (setup.serial_startup) {
+    rt::LegacyExecutor init(*setup.serial_startup, eo);
+    IRM_RETURN_IF_ERROR(init.plan_status());
+    IRM_RETURN_IF_ERROR(init.Run(*outcome.scope, {}).status());
+  }
+  rt::LegacyExecutor main(*setup.serial_main, eo);
+  IRM_RETURN_IF_ERROR(main.plan_status());
+  for (int step = 1; step <= steps; ++step) {
+    IRM_ASSIGN_OR_RETURN(rt::FeedMap feeds, StackedFeeds(main.FeedSpecs(), setup.seed, step,
+                                                         setup.merge_steps, setup.global_rows));
+    StatusOr<std::vector<rt::Fetch>> fetched = main.Run(*outcome.scope, feeds);
+    if (!fetched.ok()) {
+      return Status(fetched.status()).AddNote(fmt::format("in step {} of the serial run", step));
+    }
+    rt::PlanStepResult result;
+    result.step = step;
+    result.merged = *fetched;
+    result.micro_batches.push_back(std::move(fetched).value());
+    if (options.progress) options.progress("serial", 0, step, steps);
+    outcome.steps.push_back(std::move(result));
+  }
+  rt::MultiRankResult run;
+  run.ranks.push_back(std::move(outcome));
+  return run;
+}
+
+// `steps` serial steps: merge_steps times as many executor steps of the distributed bundle.
 StatusOr<Runs> RunAll(const Setup& setup, int steps, const SerialParityOptions& options) {
   Runs runs;
-  IRM_ASSIGN_OR_RETURN(runs.distributed, RunSideOf(setup.distributed_dir, steps, setup.seed,
-                                                   options.batch_size, options, "distributed"));
+  IRM_ASSIGN_OR_RETURN(runs.distributed,
+                       RunSideOf(setup.distributed_dir, steps * setup.merge_steps, setup.seed,
+                                 options.batch_size, options, "distributed"));
   const int64_t global_rows = setup.global_rows;
-  IRM_ASSIGN_OR_RETURN(
-      runs.serial, RunSideOf(setup.serial_dir, steps, setup.seed, global_rows, options, "serial"));
+  if (setup.merge_steps > 1) {
+    IRM_ASSIGN_OR_RETURN(runs.serial, RunStackedSerial(setup, steps, options));
+  } else {
+    IRM_ASSIGN_OR_RETURN(runs.serial, RunSideOf(setup.serial_dir, steps, setup.seed, global_rows,
+                                                options, "serial"));
+  }
   if (options.tier == Tier::kNoiseFloor) {
-    IRM_ASSIGN_OR_RETURN(
-        runs.shadow,
-        RunFloat64Shadow(setup.serial_startup ? &*setup.serial_startup : nullptr,
-                         *setup.serial_main, steps, setup.seed, global_rows, options.gemm));
+    IRM_ASSIGN_OR_RETURN(runs.shadow,
+                         RunFloat64Shadow(setup.serial_startup ? &*setup.serial_startup : nullptr,
+                                          *setup.serial_main, steps, setup.seed, global_rows,
+                                          options.gemm, setup.merge_steps));
   }
   return runs;
 }
@@ -436,8 +516,8 @@ StatusOr<int64_t> GlobalRows(const oldir::Bundle& distributed, const oldir::Bund
 Status CompareWithSerial(const DistributedOutcome& distributed, const SerialOutcome& serial,
                          Tier tier, ParityReport& report) {
   IRM_ASSIGN_OR_RETURN(const int dp_degree, rt::DataParallelDegree(*distributed.bundle));
-  CompareFetchesWithSerial(*distributed.bundle, dp_degree, *distributed.ranks, serial, tier,
-                           report);
+  CompareFetchesWithSerial(*distributed.bundle, dp_degree, GradientMergeSteps(*distributed.bundle),
+                           *distributed.ranks, serial, tier, report);
   CompareVarsWithSerial(*distributed.bundle, *distributed.ranks, serial, tier, report);
   return Status::Ok();
 }
@@ -466,21 +546,21 @@ StatusOr<ParityResult> RunSerialParity(const std::string& distributed_dir,
   }
   IRM_ASSIGN_OR_RETURN(setup.global_rows, GlobalRows(setup.distributed, serial, setup.dp_degree,
                                                      options.batch_size, serial_dir));
-  if (const int k = GradientMergeSteps(setup.distributed); k > 1) {
-    return Status(StatusCode::kUnimplemented, Location::File(distributed_dir + "/bundle.json"),
-                  fmt::format("gradient merge ({} executor steps per update) is not supported by "
-                              "the serial check yet: its serial step reads the {} steps' rows "
-                              "stacked, which random feeds drawn step by step do not give",
-                              k, k));
-  }
+  setup.merge_steps = GradientMergeSteps(setup.distributed);
   const oldir::BundleRank& serial_rank = serial.ranks.front();
   auto main_file = serial_rank.programs.find("main");
   if (main_file != serial_rank.programs.end()) {
     IRM_ASSIGN_OR_RETURN(setup.serial_main, oldir::LoadProgram(oldir::RankFile(
                                                 serial_dir, serial_rank.rank, main_file->second)));
   }
-  if (options.tier == Tier::kNoiseFloor) {
+  if (options.tier == Tier::kNoiseFloor || setup.merge_steps > 1) {
     if (serial_rank.plan.has_value() || !setup.serial_main) {
+      if (setup.merge_steps > 1) {
+        return Status(StatusCode::kUnimplemented,
+                      Location::File(oldir::RankDir(serial_dir, serial_rank.rank)),
+                      "gradient merge is compared with the serial main program run once per "
+                      "update on the stacked rows; a serial rank with a plan is not supported");
+      }
       return Status(StatusCode::kUnimplemented,
                     Location::File(oldir::RankDir(serial_dir, serial_rank.rank)),
                     "the noise-floor tier runs a float64 shadow of the serial rank's main "
@@ -494,8 +574,15 @@ StatusOr<ParityResult> RunSerialParity(const std::string& distributed_dir,
   }
   setup.seed = options.seed.value_or(static_cast<uint64_t>(setup.distributed.seed));
   const int steps = options.steps > 0 ? options.steps : setup.distributed.steps;
+  if (steps % setup.merge_steps != 0) {
+    return Status(StatusCode::kInvalidArgument, Location::File(distributed_dir + "/bundle.json"),
+                  fmt::format("{} executor steps are not whole updates of gradient merge's {} "
+                              "steps: the serial run compares updates",
+                              steps, setup.merge_steps));
+  }
+  const int serial_steps = steps / setup.merge_steps;
 
-  IRM_ASSIGN_OR_RETURN(const Runs runs, RunAll(setup, steps, options));
+  IRM_ASSIGN_OR_RETURN(const Runs runs, RunAll(setup, serial_steps, options));
   ParityResult result;
   ParityReport& report = result.report;
   report.against_serial = true;
@@ -511,14 +598,14 @@ StatusOr<ParityResult> RunSerialParity(const std::string& distributed_dir,
   if (!differing.empty()) {
     DifferingState state{steps, differing};
     // A difference in the state persists: the earliest step after which it shows is the first
-    // shorter run that has one.
-    for (int k = 1; options.localize && k < steps; ++k) {
+    // shorter run that has one (whole updates under gradient merge).
+    for (int k = 1; options.localize && k < serial_steps; ++k) {
       IRM_ASSIGN_OR_RETURN(const Runs shorter, RunAll(setup, k, options));
       ParityReport probe;
       IRM_RETURN_IF_ERROR(Compare(setup, shorter, options.tier, probe));
       std::vector<std::string> names = DifferingVars(probe, setup.serial_main);
       if (!names.empty()) {
-        state = {k, std::move(names)};
+        state = {k * setup.merge_steps, std::move(names)};
         break;
       }
     }

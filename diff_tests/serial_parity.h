@@ -11,6 +11,14 @@
 // arbitrated by a float64 shadow of the serial program (serial_arbitration.h) and the report says
 // which tensors needed it and why. On a mismatch the steps are re-run fewer at a time to name the
 // earliest step after which a parameter or optimizer state differs, and those that differ then.
+//
+// Gradient merge (bundle.json's strategy gradient_merge, k_steps = k > 1): k executor steps make
+// one update, so one serial step stands for k executor steps — it reads their global batches
+// stacked along dim 0 (the rows the k micro-steps read, in order), from the same initial
+// parameters, and a step's fetch is the mean over those k steps' (and the replicas') values, or
+// their rows one after another. With the merge's average (Paddle's gradient_merge.avg, the
+// default) the update is the serial update of the k·B rows (pipelines.md §2.3): the mean of k
+// means of B rows is the mean of k·B rows.
 #pragma once
 
 #include <chrono>
@@ -51,12 +59,13 @@ struct SerialParityOptions {
 //
 // Errors: ReadBundle's; kInvalidArgument when either bundle is not a legacy bundle, the serial
 // bundle has more than one rank, the distributed bundle's dp_degree is invalid
-// (DataParallelDegree), the batch size is below 1, or the serial bundle fixes a feed's rows to
+// (DataParallelDegree), the batch size is below 1, the serial bundle fixes a feed's rows to
 // another number than the global batch's (each replica's fixed or --batch-size rows times the
-// replicas); kUnimplemented for gradient merge (k
-// executor steps per update: the serial step would need the k steps' rows stacked) and, in the
-// noise-floor tier, for a serial rank that runs a plan (the shadow runs `main` once per step);
-// those of either run, with a note naming the side (a hang is kInternal).
+// replicas), or, with gradient merge, the steps are not a multiple of k_steps (steps count
+// executor steps: steps / k serial steps are compared); kUnimplemented, in the noise-floor tier or
+// with gradient merge, for a serial rank that runs a plan (the shadow and the stacked serial run
+// run `main` once per step); those of either run, with a note naming the side (a hang is
+// kInternal).
 StatusOr<ParityResult> RunSerialParity(const std::string& distributed_dir,
                                        const std::string& serial_dir,
                                        const SerialParityOptions& options);
@@ -75,7 +84,9 @@ struct SerialOutcome {
 // The serial program's float64 shadow (oldir::PromoteToFloat64), started from the serial
 // startup's float32 parameters widened (none without `startup`), fed each step the serial run's
 // feeds widened: the same draws (run.h's RandomFeed of `rows` rows, by `main`'s own float32
-// declarations, as a rank without a plan draws them). What the noise-floor tier arbitrates by.
+// declarations, as a rank without a plan draws them); with `stack` k > 1, shadow step t reads the
+// draws of steps (t-1)k+1 .. tk stacked along dim 0, as the serial run under gradient merge does.
+// What the noise-floor tier arbitrates by.
 struct Float64Shadow {
   rt::Scope scope;
   std::vector<std::vector<rt::Fetch>> fetches;  // per step
@@ -83,7 +94,7 @@ struct Float64Shadow {
 StatusOr<std::unique_ptr<Float64Shadow>> RunFloat64Shadow(const oldir::Program* startup,
                                                           const oldir::Program& main, int steps,
                                                           uint64_t seed, int64_t rows,
-                                                          rt::GemmMode gemm);
+                                                          rt::GemmMode gemm, int stack = 1);
 
 // Appends to `report` every step's fetches and every var of the serial run's scope against the
 // distributed run's, and every reassembly finding. DataParallelDegree's errors.

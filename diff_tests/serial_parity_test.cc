@@ -122,6 +122,55 @@ TEST_F(SerialParityTest, Dp2MlpMatchesItsSerialBundleInTheReorderedTier) {
       << md;
 }
 
+// Gradient merge (oldir/passes/gradient_merge.h, Paddle's auto_parallel_gradient_merge.py): k = 2
+// executor steps make one update of the merged gradient averaged over k (gradient_merge.avg), the
+// serial update of the k steps' rows stacked (pipelines.md §2.3). Without avg the update takes
+// the sum of the k gradients, twice the serial one: the check fails on the parameters. A step
+// count that is not whole updates is refused.
+TEST_F(SerialParityTest, GradientMergeMatchesTheSerialRunOfTheStackedRows) {
+  ASSERT_NO_FATAL_FAILURE(Build(oldir::OptimizerKind::kSgd));
+  for (const bool avg : {true, false}) {
+    SCOPED_TRACE(avg ? "avg" : "sum");
+    oldir::passes::Strategy strategy;
+    strategy.dp_degree = 2;
+    strategy.gradient_merge.enable = true;
+    strategy.gradient_merge.k_steps = 2;
+    strategy.gradient_merge.avg = avg;
+    StatusOr<oldir::passes::DistributedPrograms> programs =
+        oldir::passes::ApplyStrategy(model_.startup.Build(), model_.main.Build(), strategy);
+    ASSERT_TRUE(programs.ok()) << programs.status().ToString();
+    const std::string dir = dir_ / (avg ? "gm2" : "gm2_sum");
+    StatusOr<oldir::Bundle> written =
+        oldir::passes::WriteDistributedBundle(*programs, ZooBundleJson(model_, strategy, 4), dir);
+    ASSERT_TRUE(written.ok()) << written.status().ToString();
+    SerialParityOptions options;
+    options.steps = 4;
+    options.batch_size = kRowsPerReplica;
+    StatusOr<ParityResult> result = RunSerialParity(dir, dir_ / "serial", options);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    const ParityReport& report = result->report;
+    // Two updates: two serial steps, each fetch the mean of its two executor steps' losses.
+    EXPECT_EQ(report.Compared(TensorGroup::kFetch), 2);
+    EXPECT_EQ(report.Compared(TensorGroup::kParameter), static_cast<int>(SerialStateSize(model_)));
+    if (avg) {
+      EXPECT_TRUE(report.parity()) << RenderMarkdown(report);
+    } else {
+      EXPECT_FALSE(report.parity());
+      EXPECT_GT(report.Mismatched(TensorGroup::kParameter), 0);
+      // The first update already differs: the re-run of one serial step (two executor steps)
+      // names it.
+      ASSERT_TRUE(report.first_differing_state.has_value());
+      EXPECT_EQ(report.first_differing_state->step, 2);
+    }
+    options.steps = 3;
+    StatusOr<ParityResult> partial = RunSerialParity(dir, dir_ / "serial", options);
+    ASSERT_FALSE(partial.ok());
+    EXPECT_EQ(partial.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(partial.status().message().find("not whole updates"), std::string::npos)
+        << partial.status().ToString();
+  }
+}
+
 TEST_F(SerialParityTest, Dp2MlpWithAdamWPassesInTheNoiseFloorTier) {
   ASSERT_NO_FATAL_FAILURE(Build(oldir::OptimizerKind::kAdamW));
   ASSERT_NO_FATAL_FAILURE(Write(model_, 2, dp2_, dir_ / "dp2"));

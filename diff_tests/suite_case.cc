@@ -181,14 +181,124 @@ Status ReadStrategy(const CaseReader& r, const json& s,
   return Status::Ok();
 }
 
+// An engine case's fields: the roads, the test-only fault, and `covers` by road. The fields the
+// flow decides itself (the tiers of its pairs, the point-to-point model its build found) are
+// refused rather than silently ignored.
+Status ReadEngineFields(const CaseReader& r, const json& doc, SuiteCase* c) {
+  if (doc.contains("tier")) {
+    return r.Error("/tier",
+                   "an engine case's pairs have their own tiers (docs/engine.md): serial pairs "
+                   "noise-floor, legacy-pir exact or reordered by op order");
+  }
+  if (doc.contains("p2p")) {
+    return r.Error("/p2p", "an engine case runs the point-to-point model its build found");
+  }
+  if (doc.contains("ir")) {
+    std::string ir;
+    IRM_RETURN_IF_ERROR(r.OneOf("/ir", doc["ir"], {"legacy", "pir", "both"}, &ir));
+    c->engine_ir = *EngineIrFromName(ir);
+  }
+  if (doc.contains("test_fault")) {
+    IRM_RETURN_IF_ERROR(r.String("/test_fault", doc["test_fault"], &c->test_fault));
+    StatusOr<EngineTestFault> fault = ParseEngineTestFault(c->test_fault);
+    if (!fault.ok()) {
+      Status located = r.Error("/test_fault", fault.status().diagnostic().message);
+      for (const std::string& note : fault.status().diagnostic().notes) located.AddNote(note);
+      return located;
+    }
+    if (c->engine_ir == EngineIr::kLegacy) {
+      return r.Error("/test_fault",
+                     "the test-only faults break a new-IR pass: ir legacy never runs it");
+    }
+    c->engine_fault = *fault;
+  }
+  if (!doc.contains("covers")) {
+    return r.Error("/covers",
+                   "missing: the qualified names the case exercises, by road: {\"legacy\": [...], "
+                   "\"pir\": [...]}");
+  }
+  const json& covers = doc["covers"];
+  if (!covers.is_object()) {
+    return r.WrongType("/covers",
+                       "an object {\"legacy\": [...], \"pir\": [...]} (an engine case says which "
+                       "road each name belongs to)",
+                       covers);
+  }
+  IRM_RETURN_IF_ERROR(r.Object("/covers", covers, {"legacy", "pir"}));
+  struct Road {
+    const char* key;
+    EngineRoad road;
+    std::vector<std::string>* names;
+  };
+  for (const Road& road : {Road{"legacy", EngineRoad::kLegacy, &c->covers_legacy},
+                           Road{"pir", EngineRoad::kPir, &c->covers_pir}}) {
+    if (!covers.contains(road.key)) continue;
+    const std::string pointer = JsonPointerChild("/covers", road.key);
+    IRM_RETURN_IF_ERROR(r.Names(pointer, covers[road.key], road.names));
+    bool checked = false;
+    for (const std::string& pair : EnginePairNames(c->engine_ir)) {
+      checked = checked || EnginePairChecks(pair, road.road);
+    }
+    if (!checked && !road.names->empty()) {
+      return r.Error(pointer, fmt::format("ir {} runs no pair that checks the {} road's functions",
+                                          EngineIrName(c->engine_ir), road.key));
+    }
+    std::sort(road.names->begin(), road.names->end());
+  }
+  std::set<std::string> all(c->covers_legacy.begin(), c->covers_legacy.end());
+  all.insert(c->covers_pir.begin(), c->covers_pir.end());
+  c->covers.assign(all.begin(), all.end());
+  return Status::Ok();
+}
+
 }  // namespace
 
 const char* SuiteComparisonName(SuiteComparison comparison) {
-  return comparison == SuiteComparison::kSerial ? "serial" : "translated";
+  switch (comparison) {
+    case SuiteComparison::kSerial:
+      return "serial";
+    case SuiteComparison::kTranslated:
+      return "translated";
+    case SuiteComparison::kEngine:
+      return "engine";
+  }
+  return "?";
+}
+
+const char* EngineRoadName(EngineRoad road) {
+  return road == EngineRoad::kLegacy ? "legacy" : "pir";
+}
+
+std::vector<std::string> EnginePairNames(EngineIr ir) {
+  switch (ir) {
+    case EngineIr::kLegacy:
+      return {"serial-legacy"};
+    case EngineIr::kPir:
+      return {"serial-pir"};
+    case EngineIr::kBoth:
+      return {"serial-legacy", "serial-pir", "legacy-pir"};
+  }
+  return {};
+}
+
+bool EnginePairChecks(std::string_view pair, EngineRoad road) {
+  if (pair == "legacy-pir") return true;
+  return pair == (road == EngineRoad::kLegacy ? "serial-legacy" : "serial-pir");
 }
 
 bool SuiteCase::HasTag(std::string_view tag) const {
   return std::find(tags.begin(), tags.end(), tag) != tags.end();
+}
+
+bool SuiteCase::IsEngine() const {
+  return std::find(compare.begin(), compare.end(), SuiteComparison::kEngine) != compare.end();
+}
+
+std::vector<std::string> SuiteCase::ComparisonNames() const {
+  if (IsEngine()) return EnginePairNames(engine_ir);
+  std::vector<std::string> names;
+  for (SuiteComparison comparison : compare) names.push_back(SuiteComparisonName(comparison));
+  return names;
 }
 
 StatusOr<SuiteCase> ParseSuiteCase(std::string_view text, const std::string& file) {
@@ -203,10 +313,10 @@ StatusOr<SuiteCase> ParseSuiteCase(std::string_view text, const std::string& fil
     }
     return Status(StatusCode::kParseError, std::move(loc), fmt::format("not JSON: {}", e.what()));
   }
-  IRM_RETURN_IF_ERROR(
-      r.Object("", doc,
-               {"description", "group", "model", "optimizer", "strategy", "job_lists", "compare",
-                "backend", "device", "p2p", "steps", "batch_size", "tier", "tags", "covers"}));
+  IRM_RETURN_IF_ERROR(r.Object(
+      "", doc,
+      {"description", "group", "model", "optimizer", "strategy", "job_lists", "compare", "backend",
+       "device", "p2p", "steps", "batch_size", "tier", "tags", "covers", "ir", "test_fault"}));
   SuiteCase c;
   c.file = file;
   c.name = std::filesystem::path(file).stem().string();
@@ -252,13 +362,21 @@ StatusOr<SuiteCase> ParseSuiteCase(std::string_view text, const std::string& fil
     if (names.empty())
       return r.Error("/compare", "compares nothing: give serial, translated or both");
     for (size_t i = 0; i < names.size(); ++i) {
+      const std::string pointer = JsonPointerChild("/compare", std::to_string(i));
       if (names[i] == "serial") {
         c.compare.push_back(SuiteComparison::kSerial);
       } else if (names[i] == "translated") {
         c.compare.push_back(SuiteComparison::kTranslated);
+      } else if (names[i] == "engine") {
+        c.compare.push_back(SuiteComparison::kEngine);
       } else {
-        return r.Error(JsonPointerChild("/compare", std::to_string(i)),
-                       fmt::format("'{}' is not one of serial, translated", names[i]));
+        return r.Error(pointer,
+                       fmt::format("'{}' is not one of serial, translated, engine", names[i]));
+      }
+      if (c.compare.size() > 1 && c.IsEngine()) {
+        return r.Error(pointer,
+                       "engine compares alone: the Engine flow builds its own bundles (serial, "
+                       "legacy, new IR) and compares them three ways");
       }
     }
   } else {
@@ -288,6 +406,16 @@ StatusOr<SuiteCase> ParseSuiteCase(std::string_view text, const std::string& fil
     c.tier = *TierFromName(tier);
   }
   if (doc.contains("tags")) IRM_RETURN_IF_ERROR(r.Names("/tags", doc["tags"], &c.tags));
+  if (c.IsEngine()) {
+    IRM_RETURN_IF_ERROR(ReadEngineFields(r, doc, &c));
+    return c;
+  }
+  for (const char* engine_only : {"ir", "test_fault"}) {
+    if (doc.contains(engine_only)) {
+      return r.Error(std::string("/") + engine_only,
+                     "only an engine case (\"compare\": [\"engine\"]) takes this field");
+    }
+  }
   if (!doc.contains("covers")) {
     return r.Error("/covers", "missing: the qualified names the case exercises ([] for none)");
   }

@@ -2,6 +2,7 @@
 // dead-code report (an evidence manifest and the parity reports it names).
 #include "diff_tests/suite_report.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -13,8 +14,27 @@ namespace {
 
 using nlohmann::json;
 
-// The tier a case's comparisons use: "noise-floor / exact".
+// Whether a comparison of the case checks `name`: every comparison of a plain case; an engine
+// pair the names of the roads it checks.
+bool Checks(const CaseOutcome& c, const ComparisonOutcome& o, const std::string& name) {
+  if (!c.suite_case.IsEngine()) return true;
+  auto on = [&name](const std::vector<std::string>& names) {
+    return std::binary_search(names.begin(), names.end(), name);
+  };
+  return (on(c.suite_case.covers_legacy) && EnginePairChecks(o.engine_pair, EngineRoad::kLegacy)) ||
+         (on(c.suite_case.covers_pir) && EnginePairChecks(o.engine_pair, EngineRoad::kPir));
+}
+
+// The tier a case's comparisons use: "noise-floor / exact"; an engine case's pairs' as they ran
+// ("-" for a skipped pair), or "engine" before any ran.
 std::string Tiers(const CaseOutcome& c) {
+  if (c.suite_case.IsEngine()) {
+    std::vector<std::string> tiers;
+    for (const ComparisonOutcome& o : c.comparisons) {
+      tiers.push_back(o.result == SuiteResult::kSkipped ? "-" : TierName(o.tier));
+    }
+    return tiers.empty() ? "engine" : fmt::format("{}", fmt::join(tiers, " / "));
+  }
   std::vector<std::string> tiers;
   for (SuiteComparison comparison : c.suite_case.compare) {
     tiers.push_back(
@@ -26,8 +46,9 @@ std::string Tiers(const CaseOutcome& c) {
 std::string CaseWorstMetric(const CaseOutcome& c) {
   std::vector<std::string> parts;
   for (const ComparisonOutcome& o : c.comparisons) {
-    parts.push_back(fmt::format("{}: {}", SuiteComparisonName(o.comparison),
-                                o.report ? WorstMetric(*o.report) : "-"));
+    parts.push_back(fmt::format(
+        "{}: {}", ComparisonName(o),
+        o.report ? WorstMetric(*o.report) : (o.result == SuiteResult::kSkipped ? "skipped" : "-")));
   }
   return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, "; "));
 }
@@ -128,13 +149,16 @@ std::string RenderSuiteJunit(const SuiteRun& run, const std::string& run_name) {
     };
     if (c.comparisons.empty()) {
       // Skipped, or failed before any comparison ran: one test per comparison asked for.
-      for (SuiteComparison comparison : c.suite_case.compare) {
-        add(SuiteComparisonName(comparison), 0, c.result, c.detail);
+      for (const std::string& name : c.suite_case.ComparisonNames()) {
+        add(name, 0, c.result, c.detail);
       }
       continue;
     }
     for (const ComparisonOutcome& o : c.comparisons) {
-      add(SuiteComparisonName(o.comparison), o.seconds, o.result, o.detail);
+      // A failure's text (not its message) also holds the roads' op alignment.
+      const bool failed = o.result == SuiteResult::kMismatch && !o.op_differences.empty();
+      add(ComparisonName(o), o.seconds, o.result,
+          failed ? o.detail + "\n\n" + o.op_differences : o.detail);
     }
   }
   Suite total;
@@ -171,11 +195,12 @@ std::string RenderSuiteJson(const SuiteRun& run) {
     counts.Add(c.result);
     json comparisons = json::array();
     for (const ComparisonOutcome& o : c.comparisons) {
-      json j = {{"comparison", SuiteComparisonName(o.comparison)},
+      json j = {{"comparison", ComparisonName(o)},
                 {"tier", TierName(o.tier)},
                 {"result", SuiteResultName(o.result)},
                 {"detail", o.detail},
                 {"seconds", o.seconds}};
+      if (!o.op_differences.empty()) j["op_differences"] = o.op_differences;
       if (o.report) {
         j["compared"] = o.report->Compared();
         j["mismatched"] = o.report->Mismatched();
@@ -183,15 +208,29 @@ std::string RenderSuiteJson(const SuiteRun& run) {
       }
       comparisons.push_back(j);
     }
-    cases.push_back({{"name", c.suite_case.name},
-                     {"file", c.suite_case.file},
-                     {"group", c.suite_case.group},
-                     {"tags", c.suite_case.tags},
-                     {"covers", c.suite_case.covers},
-                     {"result", SuiteResultName(c.result)},
-                     {"detail", c.detail},
-                     {"seconds", c.seconds},
-                     {"comparisons", comparisons}});
+    const CaseEvidence evidence = EvidenceOf(c);
+    json withheld = json::array();
+    for (const auto& [name, why] : evidence.withheld) {
+      withheld.push_back({{"name", name}, {"reason", why}});
+    }
+    json entry = {{"name", c.suite_case.name},
+                  {"file", c.suite_case.file},
+                  {"group", c.suite_case.group},
+                  {"tags", c.suite_case.tags},
+                  {"covers", c.suite_case.covers},
+                  {"vouched", evidence.vouched},
+                  {"withheld", withheld},
+                  {"result", SuiteResultName(c.result)},
+                  {"detail", c.detail},
+                  {"seconds", c.seconds},
+                  {"comparisons", comparisons}};
+    if (c.suite_case.IsEngine()) {
+      entry["engine"] = {
+          {"ir", EngineIrName(c.suite_case.engine_ir)},
+          {"covers", {{"legacy", c.suite_case.covers_legacy}, {"pir", c.suite_case.covers_pir}}}};
+      if (!c.suite_case.test_fault.empty()) entry["engine"]["test_fault"] = c.suite_case.test_fault;
+    }
+    cases.push_back(std::move(entry));
   }
   json j = {{"format", "ir-migrate-suite-report"},
             {"version", 1},
@@ -229,7 +268,51 @@ std::string RenderSuiteMarkdown(const SuiteRun& run) {
                             Cell(c.detail));
   }
   if (!failures.empty()) out += "\n## Not passed\n\n" + failures;
+  // A passing case's skipped comparisons (an engine case's serial pairs under gradient merge) and
+  // the names they keep it from vouching for.
+  std::string skipped;
+  for (const CaseOutcome& c : run.cases) {
+    if (c.result != SuiteResult::kPass) continue;
+    for (const ComparisonOutcome& o : c.comparisons) {
+      if (o.result != SuiteResult::kSkipped) continue;
+      std::vector<std::string> names;
+      for (const std::string& name : c.suite_case.covers) {
+        if (Checks(c, o, name)) names.push_back(name);
+      }
+      skipped += fmt::format(
+          "- **{}** {}: {}; no evidence for {}\n", c.suite_case.name, ComparisonName(o),
+          Cell(o.detail), names.empty() ? "any name" : fmt::format("{}", fmt::join(names, ", ")));
+    }
+  }
+  if (!skipped.empty()) out += "\n## Skipped comparisons of passing cases\n\n" + skipped;
   return out;
+}
+
+CaseEvidence EvidenceOf(const CaseOutcome& c) {
+  CaseEvidence evidence;
+  for (const std::string& name : c.suite_case.covers) {
+    if (c.result != SuiteResult::kPass) {
+      evidence.withheld.emplace_back(
+          name, fmt::format("the case did not pass ({})", SuiteResultName(c.result)));
+      continue;
+    }
+    std::string why;
+    bool checked = false;
+    for (const ComparisonOutcome& o : c.comparisons) {
+      if (!Checks(c, o, name)) continue;
+      checked = true;
+      if (o.result != SuiteResult::kPass && why.empty()) {
+        why = fmt::format("{} {}: {}", ComparisonName(o), SuiteResultName(o.result), o.detail);
+      }
+    }
+    if (!checked) why = "no comparison of the case checks it";
+    if (why.empty()) {
+      evidence.vouched.push_back(name);
+    } else {
+      evidence.withheld.emplace_back(name, why);
+    }
+  }
+  return evidence;
 }
 
 SuiteEvidence RenderSuiteEvidence(const SuiteRun& run, const std::string& reports_folder) {
@@ -237,19 +320,23 @@ SuiteEvidence RenderSuiteEvidence(const SuiteRun& run, const std::string& report
   std::map<std::string, json> by_name;  // covered name -> its evidence items
   for (const CaseOutcome& c : run.cases) {
     if (c.result != SuiteResult::kPass) continue;
+    const std::vector<std::string> vouched = EvidenceOf(c).vouched;
     for (const ComparisonOutcome& o : c.comparisons) {
       if (!o.report) continue;
       ParityReport report = *o.report;
-      report.covers = c.suite_case.covers;
-      const std::string ref = fmt::format("{}/{}.{}.json", reports_folder, c.suite_case.name,
-                                          SuiteComparisonName(o.comparison));
+      report.covers.clear();
+      for (const std::string& name : vouched) {
+        if (Checks(c, o, name)) report.covers.push_back(name);
+      }
+      const std::string ref =
+          fmt::format("{}/{}.{}.json", reports_folder, c.suite_case.name, ComparisonName(o));
       evidence.reports.emplace_back(ref, RenderJson(report));
-      for (const std::string& name : c.suite_case.covers) {
+      for (const std::string& name : report.covers) {
         by_name[name].push_back(
             {{"kind", "parity"},
              {"ref", ref},
              {"detail", fmt::format("suite case {}: {}, {} tier", c.suite_case.name,
-                                    SuiteComparisonName(o.comparison), TierName(o.tier))}});
+                                    ComparisonName(o), TierName(o.tier))}});
       }
     }
   }

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <filesystem>
 #include <mutex>
+#include <set>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -153,6 +155,101 @@ ComparisonOutcome CompareWithTranslation(const SuiteCase& c, const std::string& 
                RunBundleParity(distributed, "", options), start);
 }
 
+// The op types only one road's programs hold, from the alignment's lines ("  only in A: #37
+// pd_op.if"; A is the legacy road translated, B the new IR's): where a broken pass dropped or
+// added an op, its type shows here, whatever bookkeeping ops come first.
+std::string OneSidedOpTypes(const std::string& op_differences) {
+  std::set<std::string> legacy, pir;
+  size_t start = 0;
+  while (start < op_differences.size()) {
+    size_t end = op_differences.find('\n', start);
+    if (end == std::string::npos) end = op_differences.size();
+    const std::string_view line(op_differences.data() + start, end - start);
+    start = end + 1;
+    for (auto [prefix, types] :
+         {std::pair<std::string_view, std::set<std::string>*>{"  only in A: #", &legacy},
+          {"  only in B: #", &pir}}) {
+      if (!line.starts_with(prefix)) continue;
+      const size_t space = line.find(' ', prefix.size());
+      if (space != std::string_view::npos) types->insert(std::string(line.substr(space + 1)));
+    }
+  }
+  std::vector<std::string> parts;
+  if (!legacy.empty()) parts.push_back(fmt::format("only legacy has {}", fmt::join(legacy, ", ")));
+  if (!pir.empty()) parts.push_back(fmt::format("only pir has {}", fmt::join(pir, ", ")));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// A failing pair's detail: the report's first divergence or differing state and tensor, and for
+// legacy-pir the first op whose place differs between the roads and the op types only one road
+// has (the op a broken pass added or dropped).
+std::string DescribeFailingPair(const EnginePair& pair) {
+  std::string detail = DescribeMismatch(pair.report);
+  if (detail.empty()) detail = pair.first_failure;
+  if (!pair.same_op_order && !pair.first_op_difference.empty()) {
+    detail += fmt::format("; first op that differs: {}", pair.first_op_difference);
+    const std::string types = OneSidedOpTypes(pair.op_differences);
+    if (!types.empty()) detail += fmt::format(" (op types: {})", types);
+  }
+  return detail;
+}
+
+// An engine case: the flow writes its bundles and reports into the case's scratch folder, and each
+// pair becomes a comparison. The flow runs its pairs in one go, so its time is shared evenly by
+// the pairs that ran.
+std::vector<ComparisonOutcome> CompareByEngine(const SuiteCase& c, const ScratchFolder& scratch,
+                                               SuiteResult* failed, std::string* why) {
+  const Clock::time_point start = Clock::now();
+  EngineOptions options;
+  options.ir = c.engine_ir;
+  options.strategy = *c.recipe.strategy;
+  options.strategy_file = c.file;
+  options.recipe = c.recipe;
+  options.steps = c.recipe.steps;
+  options.batch_size = c.recipe.batch_size;
+  options.test_fault = c.engine_fault;
+  EngineFailure failure;
+  StatusOr<EngineResult> result = RunEngineFlow(options, scratch / "engine", c.name, &failure);
+  if (!result.ok()) {
+    // The flow's input stages fail on what the case asks (a strategy a road cannot take);
+    // later stages on a run.
+    *failed = IsHang(result.status()) ? SuiteResult::kHang
+              : failure.input_error() ? SuiteResult::kInvalid
+                                      : SuiteResult::kError;
+    *why = DescribeFailure(result.status());
+    return {};
+  }
+  int ran = 0;
+  for (const EnginePair& pair : result->pairs) {
+    ran += pair.verdict == EnginePair::Verdict::kSkipped ? 0 : 1;
+  }
+  const double share = ran == 0 ? 0 : SecondsSince(start) / ran;
+  std::vector<ComparisonOutcome> outcomes;
+  for (EnginePair& pair : result->pairs) {
+    ComparisonOutcome outcome;
+    outcome.comparison = SuiteComparison::kEngine;
+    outcome.engine_pair = pair.name;
+    if (pair.verdict == EnginePair::Verdict::kSkipped) {
+      // It met no tier: the reports show the one it would have been judged in, at the least.
+      outcome.tier = pair.name == "legacy-pir" ? Tier::kReordered : Tier::kNoiseFloor;
+      outcome.result = SuiteResult::kSkipped;
+      outcome.detail = pair.skipped_reason;
+      outcomes.push_back(std::move(outcome));
+      continue;
+    }
+    outcome.tier = pair.report.tier;
+    outcome.seconds = share;
+    if (pair.verdict == EnginePair::Verdict::kFail) {
+      outcome.result = SuiteResult::kMismatch;
+      outcome.detail = DescribeFailingPair(pair);
+      if (!pair.same_op_order) outcome.op_differences = pair.op_differences;
+    }
+    outcome.report = std::move(pair.report);
+    outcomes.push_back(std::move(outcome));
+  }
+  return outcomes;
+}
+
 // "2025-01-31T09:05:00": xs:dateTime without a zone, as JUnit's timestamp is written.
 std::string UtcNow() {
   const time_t now = ::time(nullptr);
@@ -187,6 +284,11 @@ const char* SuiteResultName(SuiteResult result) {
       return "skipped";
   }
   return "error";
+}
+
+std::string ComparisonName(const ComparisonOutcome& outcome) {
+  return outcome.engine_pair.empty() ? SuiteComparisonName(outcome.comparison)
+                                     : outcome.engine_pair;
 }
 
 std::string DescribeMismatch(const ParityReport& report) {
@@ -274,6 +376,23 @@ CaseOutcome RunSuiteCase(const SuiteCase& c, const SuiteOptions& options) {
   }
   StatusOr<ScratchFolder> scratch = ScratchFolder::Make(options.scratch_root, c.name);
   if (!scratch.ok()) return finish(SuiteResult::kError, scratch.status().ToString());
+  if (c.IsEngine()) {
+    SuiteResult failed = SuiteResult::kPass;
+    std::string why;
+    outcome.comparisons = CompareByEngine(c, *scratch, &failed, &why);
+    if (failed != SuiteResult::kPass) return finish(failed, why);
+    // Every failing pair's finding: a broken new-IR pass shows against the serial program and
+    // against the legacy road, and only the latter names the op whose place differs.
+    SuiteResult worst = SuiteResult::kSkipped;
+    std::vector<std::string> failures;
+    for (const ComparisonOutcome& compared : outcome.comparisons) {
+      worst = Severity(compared.result) > Severity(worst) ? compared.result : worst;
+      if (compared.result != SuiteResult::kPass && compared.result != SuiteResult::kSkipped) {
+        failures.push_back(fmt::format("{}: {}", compared.engine_pair, compared.detail));
+      }
+    }
+    return finish(worst, fmt::format("{}", fmt::join(failures, "; ")));
+  }
   const std::string distributed = *scratch / "distributed";
   StatusOr<corpus::ModelBundle> made = corpus::MakeModelBundle(c.recipe);
   if (!made.ok()) return finish(SuiteResult::kInvalid, made.status().ToString());

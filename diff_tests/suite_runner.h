@@ -1,7 +1,9 @@
 // The parity suite's runner (docs/suite.md): each case's distributed bundle is built by the code
 // `ir-migrate build --strategy` uses (corpus/model_bundle.h) into a scratch folder that is removed
 // afterwards, then compared with its serial program (serial_parity.h) and with its translation
-// (bundle_parity.h, exact tier), as the case asks. Cases run N at a time; each outcome says pass,
+// (bundle_parity.h, exact tier), as the case asks; an engine case runs the Engine flow
+// (engine_flow.h) in its scratch folder and reports each of its pairs (serial-legacy, serial-pir,
+// legacy-pir) as a comparison of its own. Cases run N at a time; each outcome says pass,
 // mismatch (with the first divergence or first differing state), hang (the runtime's watchdog saw
 // that no rank can progress: the detail names every rank's pending op), error (any other runtime
 // failure), invalid (the case cannot be built: bad input) or skipped (with the reason: a GPU case
@@ -24,14 +26,22 @@ const char* SuiteResultName(SuiteResult result);
 
 struct ComparisonOutcome {
   SuiteComparison comparison = SuiteComparison::kSerial;
+  // An engine case's pair: "serial-legacy", "serial-pir" or "legacy-pir"; empty otherwise.
+  std::string engine_pair;
   Tier tier = Tier::kExact;
   SuiteResult result = SuiteResult::kPass;
   std::optional<ParityReport> report;  // set when the comparison ran to a verdict
-  // A mismatch's first divergence; a hang's report (every rank's pending op, and which run hung);
-  // an error's diagnostic.
+  // A mismatch's first divergence (for legacy-pir also the first op that differs); a hang's
+  // report (every rank's pending op, and which run hung); an error's diagnostic; a skipped
+  // pair's reason.
   std::string detail;
+  // A failing legacy-pir whose roads' op orders differ: the alignment, program by program
+  // (DescribeOpDifferences), for the JUnit failure's text and the JSON.
+  std::string op_differences;
   double seconds = 0;
 };
+// The comparison's name in the reports: "serial", "translated", or the engine pair's.
+std::string ComparisonName(const ComparisonOutcome& outcome);
 
 struct CaseOutcome {
   SuiteCase suite_case;

@@ -134,7 +134,8 @@ RegisteredCommand AddEngineCommand(CLI::App& parent) {
   app->add_option("--json", engine.json, "Also write the JSON report here");
   app->add_option("--md", engine.markdown, "Also write the Markdown report here");
   app->add_option("--test-fault", engine.test_fault,
-                  "Test-only: break a new-IR pass on purpose (gm:scale-by-k-plus-1, gm:drop-if)");
+                  "Test-only: break a new-IR pass on purpose (gm:scale-by-k-plus-1, gm:drop-if, "
+                  "pp:wrong-peer)");
   // The zoo models' sizes and the optimizer, as `build` takes them.
   app->add_option("--depth", engine.mlp.depth, "mlp: linear layers")->capture_default_str();
   app->add_option("--in-features", engine.mlp.in_features, "mlp: input features")

@@ -1,7 +1,8 @@
 // `ir-migrate suite DIR`: the parity suite for CI (docs/suite.md). Reads every case file of DIR
 // (a malformed one is a located diagnostic and exit 2 before anything runs), keeps the cases that
-// --filter and --tag select, runs them --jobs at a time with a progress line per case, prints the
-// Markdown table and writes the JUnit, JSON, Markdown and evidence reports asked for.
+// --filter and --tag select (`--tag engine`: the Engine flow's three-way cases), runs them --jobs
+// at a time with a progress line per case, prints the Markdown table and writes the JUnit, JSON,
+// Markdown and evidence reports asked for.
 #include <fnmatch.h>
 #include <unistd.h>
 
@@ -125,8 +126,9 @@ RegisteredCommand AddSuiteCommand(CLI::App& parent) {
   CLI::App* suite_app = parent.add_subcommand(
       "suite",
       "Run the parity suite's cases (one JSON file each): build each case's distributed bundle, "
-      "compare it with its serial program and its translation; exit 0 all pass, 1 a mismatch, 2 "
-      "a malformed case, 3 a runtime failure");
+      "compare it with its serial program and its translation, or run an engine case's three "
+      "pairs (serial-legacy, serial-pir, legacy-pir); exit 0 all pass, 1 a mismatch, 2 a "
+      "malformed case, 3 a runtime failure");
   suite_app->add_option("dir", suite.dir, "The folder of case files (diff_tests/cases)")
       ->required();
   suite_app->add_option("--filter", suite.filter, "Only cases whose name matches this glob");

@@ -95,10 +95,32 @@ class Merger {
     std::set<std::string> declared;
     for (Operation* op : top_.ops()) {
       if (op->name() == "builtin.parameter") declared.insert(ParameterName(*op));
-      if (IsOptimize(*op)) {
-        optimizer_.push_back(op);
-        moved_.insert(op);
+      if (IsOptimize(*op)) moved_.insert(op);
+    }
+    // An op without a role that only the optimizer reads — the communication the reshard
+    // lowering puts before an optimizer op, the data-parallel all-reduce of a gradient — is
+    // optimize-role as Paddle's partition and reshard passes make it: they create a reshard under
+    // its consumer's role (static/pir_pass.py reshard_single_value, apply_reshard_pass:
+    // pir_op_role_guard(op.op_role)). It moves into the pd_op.if with the optimizer and runs once
+    // per update, on the merged buffer (the all-reduce after accumulation).
+    const std::vector<Operation*> ops = top_.ops();
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+      Operation* op = *it;
+      if (moved_.count(op) != 0 || RoleOf(*op) || op->num_results() == 0) continue;
+      const std::string_view name = op->name();
+      if (name == "builtin.parameter" || name == "pd_op.data" || name == "pd_op.fetch") continue;
+      bool only_optimizer = true;
+      bool used = false;
+      for (Value* result : op->results()) {
+        for (OpOperand* use : result->uses()) {
+          used = true;
+          only_optimizer = only_optimizer && moved_.count(TopLevel(use->owner(), top_)) != 0;
+        }
       }
+      if (used && only_optimizer) moved_.insert(op);
+    }
+    for (Operation* op : top_.ops()) {
+      if (moved_.count(op) != 0) optimizer_.push_back(op);
     }
     if (optimizer_.empty()) {
       Location location;
@@ -119,8 +141,10 @@ class Merger {
         Operation* producer = v->defining_op();
         if (producer->parent_block() != &top_ || !IsBackward(*producer)) continue;
         if (v->type().kind() != TypeKind::kDenseTensor || !v->type().dtype().IsFloat()) continue;
-        Gradient g{
-            .grad = v, .producer = producer, .buffer_name = BufferName(*op, *v), .merged = nullptr};
+        Gradient g{.grad = v,
+                   .producer = producer,
+                   .buffer_name = BufferName(OptimizerReading(*op), *v),
+                   .merged = nullptr};
         if (!StaticDims(v->type())) {
           return Invalid(*producer, RecordedName(*v),
                          "a gradient of dynamic dims cannot have a merge buffer");
@@ -132,6 +156,21 @@ class Merger {
         }
         seen.emplace(v, grads_.size());
         grads_.push_back(std::move(g));
+      }
+    }
+    // What the moved communication computes from a gradient (its all-reduce) stands for that
+    // gradient's buffer: the 1/k scale goes on it, after the communication, as Paddle's
+    // `_append_scale_op_after_comm` puts it.
+    for (Operation* op : optimizer_) {
+      if (IsOptimize(*op)) continue;
+      for (size_t i = 0; i < op->num_operands(); ++i) {
+        const Value* v = op->operand(i);
+        std::optional<size_t> source;
+        if (auto grad = seen.find(v); grad != seen.end()) source = grad->second;
+        if (auto derived = derived_.find(v); derived != derived_.end()) source = derived->second;
+        if (!source) continue;
+        for (Value* result : op->results()) derived_.emplace(result, *source);
+        break;
       }
     }
     if (grads_.empty()) {
@@ -155,6 +194,22 @@ class Merger {
       }
     }
     return Status::Ok();
+  }
+
+  // The optimize-role op at the end of the moved chain that starts at `op` (itself when it is
+  // one): what names a gradient that reaches the optimizer through communication.
+  const Operation& OptimizerReading(const Operation& op) const {
+    const Operation* at = &op;
+    for (int hops = 0; hops < 16 && !IsOptimize(*at) && at->num_results() > 0; ++hops) {
+      const Operation* next = nullptr;
+      for (OpOperand* use : at->result(0)->uses()) {
+        next = TopLevel(use->owner(), top_);
+        if (next != nullptr) break;
+      }
+      if (next == nullptr) break;
+      at = next;
+    }
+    return *at;
   }
 
   // `<param>@GRAD@MERGE`, `<param>` the parameter the optimizer op updates (operand 0 of
@@ -299,6 +354,14 @@ class Merger {
         if (op->name().find("sgd") != std::string::npos) operand = 2;
         if (!operand || *operand >= op->num_operands()) continue;
         Value* read = op->operand(*operand);
+        if (auto from = derived_.find(read); from != derived_.end()) {
+          // The buffer after communication: scaled where the optimizer reads it.
+          if (scaled.count(grads_[from->second].merged) != 0) continue;
+          builder_.SetInsertionPoint(*op);
+          op->SetOperand(*operand, Scale(read));
+          scaled.insert(grads_[from->second].merged);
+          continue;
+        }
         if (latest.count(read) == 0 || scaled.count(read) != 0) continue;
         builder_.SetInsertionPoint(*op);
         Value* scaled_value = Scale(read);
@@ -349,6 +412,8 @@ class Merger {
   const GradientMergeOptions& options_;
   Builder builder_;
   std::vector<Operation*> optimizer_;
+  // Results of moved communication ops computed from a gradient -> that gradient (grads_ index).
+  std::map<const Value*, size_t> derived_;
   std::set<const Operation*> moved_;
   std::vector<Gradient> grads_;
 };

@@ -50,7 +50,12 @@ struct GradientMergeResult {
   size_t optimizer_ops = 0;  // ops moved into the pd_op.if (optimize role)
 };
 
-// Rewrites `main` in place:
+// Rewrites `main` in place. The optimizer is every optimize-role op of the top block, and every
+// op without op_role that only those read (the communication a reshard lowering puts before an
+// optimizer op, as the data-parallel all-reduce of a gradient): Paddle's passes create a reshard
+// under its consumer's role (static/pir_pass.py: pir_op_role_guard(op.op_role)), so with data
+// parallelism the buffers accumulate each replica's own gradient and the all-reduce runs once per
+// update, on the merged buffer.
 //  - per gradient (an operand of an optimize-role op made by a backward-role op of the top
 //    block): a `builtin.parameter <param>@GRAD@MERGE` of the gradient's type, `<param>` the
 //    parameter the optimizer op updates (its operand 0), and `pd_op.add_(buffer, grad)` right

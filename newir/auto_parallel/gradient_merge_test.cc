@@ -182,6 +182,57 @@ TEST(GradientMergeTest, TheOpsOfPaddlesPirPassGatedByTheStepCounter) {
   EXPECT_EQ(reset_b->operand(1)->type().dims(), (std::vector<int64_t>{1}));
 }
 
+// Data parallelism: the reshard lowering's all-reduce of w's gradient (no op_role) stands
+// between the gradient and its optimizer op. Paddle creates a reshard under its consumer's role
+// (static/pir_pass.py reshard_single_value / apply_reshard_pass: pir_op_role_guard(op.op_role)),
+// so the all-reduce is optimizer work: the buffer accumulates the local gradient, and the
+// all-reduce moves into the pd_op.if, reading the buffer, once per update. An unroled op that
+// something outside the optimizer reads (the loss's all-reduce, fetched) stays where it is.
+TEST(GradientMergeTest, TheAllReduceBeforeTheOptimizerRunsOnTheMergedBuffer) {
+  std::string text = kMain;
+  const std::string sgd_w = R"((%15, %16) = "pd_op.sgd_" (%0, %2, %12,)";
+  const size_t at = text.find(sgd_w);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(
+      at,
+      R"((%30) = "pd_op.all_reduce" (%12) {ring_id:(Int32)0,reduce_type:(Int32)0} : (builtin.tensor<4x2xf32>) -> builtin.tensor<4x2xf32>
+    (%31) = "pd_op.all_reduce" (%6) {ring_id:(Int32)0,reduce_type:(Int32)0} : (builtin.tensor<f32>) -> builtin.tensor<f32>
+    )");
+  text.replace(text.find(sgd_w), sgd_w.size(), R"((%15, %16) = "pd_op.sgd_" (%0, %2, %30,)");
+  const size_t fetch = text.find(R"("pd_op.fetch" (%6))");
+  ASSERT_NE(fetch, std::string::npos);
+  text.replace(fetch, std::string(R"("pd_op.fetch" (%6))").size(), R"("pd_op.fetch" (%31))");
+  Program main = Parse(text.c_str());
+  StatusOr<GradientMergeResult> merged = ApplyGradientMerge(main, {.k_steps = 2, .avg = true});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_TRUE(VerifyProgram(main).ok()) << VerifyProgram(main).ToString();
+  // w's buffer accumulates matmul_grad's local gradient; it is named after the parameter the
+  // sgd_ at the end of the all-reduce updates.
+  EXPECT_EQ(merged->buffers, (std::vector<std::string>{"b@GRAD@MERGE", "w@GRAD@MERGE"}));
+  EXPECT_EQ(merged->optimizer_ops, 3u);  // sgd_ b, the all-reduce, sgd_ w
+  const Operation* if_op = Find(main.block(), "pd_op.if");
+  ASSERT_NE(if_op, nullptr);
+  const Block& then = if_op->region(0).front();
+  const Operation* reduce = Find(then, "pd_op.all_reduce");
+  ASSERT_NE(reduce, nullptr) << "the gradient's all-reduce runs inside the pd_op.if";
+  // It reads the buffer after this step's in-place add (no 1/k before the communication).
+  const Operation* add = reduce->operand(0)->defining_op();
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->name(), "pd_op.add_");
+  EXPECT_EQ(ParameterOf(add->operand(0)), "w@GRAD@MERGE");
+  // The 1/k after the communication, on what sgd_ reads (Paddle's _append_scale_op_after_comm).
+  const Operation* sgd_of_w = Find(then, "pd_op.sgd_", 1);
+  ASSERT_NE(sgd_of_w, nullptr);
+  const Operation* scale = sgd_of_w->operand(2)->defining_op();
+  ASSERT_NE(scale, nullptr);
+  EXPECT_EQ(scale->name(), "pd_op.scale_");
+  EXPECT_EQ(scale->operand(0), reduce->result(0));
+  EXPECT_DOUBLE_EQ(FullValue(scale->operand(1)), 0.5);
+  // The loss's all-reduce stays outside, before the fetch.
+  EXPECT_NE(Find(main.block(), "pd_op.all_reduce"), nullptr);
+  EXPECT_EQ(Find(then, "pd_op.all_reduce", 1), nullptr);
+}
+
 TEST(GradientMergeTest, WithoutAvgNothingIsScaled) {
   Program main = Parse(kMain);
   ASSERT_TRUE(ApplyGradientMerge(main, {.k_steps = 4, .avg = false}).ok());

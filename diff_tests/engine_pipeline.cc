@@ -1,0 +1,158 @@
+// The Engine flow's new-IR pipeline road over the legacy partition (engine_pipeline.h).
+#include "diff_tests/engine_pipeline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "diff_tests/corpus/bundle_comm_check.h"
+#include "diff_tests/corpus/bundle_comm_program.h"
+#include "newir/auto_parallel/pipeline_split.h"
+#include "newir/program_io.h"
+#include "oldir/bundle.h"
+#include "oldir/passes/distributed_programs.h"
+#include "schedules/paddle_schedule.h"
+#include "schedules/simulator.h"
+#include "translator/bundle_translate.h"
+#include "translator/translate.h"
+
+namespace irm::diff {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The wrong-peer fault: the first activation send of the stage's forward jobs (pd_op.p_send, or
+// send_v2 as Paddle's reshard functions write it) names `rank` itself as its peer.
+Status SendToTheWrongPeer(newir::PipelineJobPrograms& jobs,
+                          const std::vector<oldir::ProcessGroup>& groups, int rank) {
+  for (const std::string& type : jobs.job_types) {
+    if (type.rfind("forward", 0) != 0) continue;
+    for (newir::Operation* op : jobs.programs.at(type).block().ops()) {
+      if (op->name() != "pd_op.p_send" && op->name() != "pd_op.send_v2") continue;
+      const int32_t* ring = op->attribute("ring_id").AsInt32();
+      if (ring == nullptr) continue;
+      for (const oldir::ProcessGroup& group : groups) {
+        if (group.ring_id != *ring) continue;
+        auto self = std::find(group.ranks.begin(), group.ranks.end(), rank);
+        if (self == group.ranks.end()) continue;
+        op->SetAttribute("peer",
+                         newir::Attribute::Int32(static_cast<int32_t>(self - group.ranks.begin())));
+        return Status::Ok();
+      }
+    }
+  }
+  return Status(StatusCode::kInternal, Location{},
+                fmt::format("pp:wrong-peer: rank {} sends nothing from its forward jobs", rank));
+}
+
+// One rank's stage program split into its jobs.
+StatusOr<newir::PipelineJobPrograms> SplitStage(const newir::Program& stage,
+                                                const oldir::passes::Strategy& strategy,
+                                                int pp_stage,
+                                                const std::vector<std::string>& fetches,
+                                                const std::string& file) {
+  const std::string& mode = strategy.pipeline.schedule_mode;
+  newir::PipelineSplitOptions split;
+  split.schedule_mode = mode;
+  split.pp_degree = strategy.pp_degree;
+  split.pp_stage = pp_stage;
+  split.micro_batches = strategy.pipeline.accumulate_steps;
+  split.vpp_degree = strategy.pipeline.vpp_degree;
+  split.fetches = fetches;
+  split.file = file;
+  StatusOr<newir::PipelineJobPrograms> jobs = newir::SplitPipelineProgram(stage, split);
+  if (jobs.ok() || mode != "Eager1F1B") return jobs;
+  // Eager1F1B: FThenB's programs, the legacy Eager1F1B job list.
+  split.schedule_mode = "FThenB";
+  IRM_ASSIGN_OR_RETURN(newir::PipelineJobPrograms programs,
+                       newir::SplitPipelineProgram(stage, split));
+  schedules::PaddleScheduleSpec spec;
+  spec.mode = schedules::PaddleMode::kEager1F1B;
+  spec.pp = strategy.pp_degree;
+  spec.micro_batches = strategy.pipeline.accumulate_steps;
+  spec.ir = schedules::JobListIr::kLegacy;
+  IRM_ASSIGN_OR_RETURN(programs.plan, schedules::MakeJobList(spec, pp_stage));
+  return programs;
+}
+
+// The check before anything runs: the smallest buffer depth the plans need, recorded in
+// bundle.json; "" when they complete, the check's finding when no depth lets them.
+StatusOr<std::string> CheckCommunication(oldir::Bundle& bundle, const std::string& dir) {
+  StatusOr<schedules::CommProgram> comm = corpus::BundleCommProgram(bundle, dir);
+  if (!comm.ok()) return comm.status().ToString();
+  StatusOr<std::optional<int>> depth = schedules::MinBufferDepth(*comm);
+  if (!depth.ok()) return depth.status().ToString();
+  const schedules::P2pModel model = depth->value_or(0) > 0 ? schedules::P2pModel::Buffered(**depth)
+                                                           : schedules::P2pModel::Rendezvous();
+  // With no depth that completes, the check under rendezvous says why (the cycle, or the send no
+  // receive takes, naming the op).
+  if (const Status checked = corpus::CheckBundleCommunication(bundle, dir, model); !checked.ok()) {
+    return checked.ToString();
+  }
+  if (model.mode == schedules::P2pMode::kBuffered) {
+    bundle.p2p = model;
+    IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, dir));
+  }
+  return std::string();
+}
+
+}  // namespace
+
+StatusOr<std::string> WritePirPipelineFromPartition(const corpus::ModelBundle& partition,
+                                                    const PirPipelineOptions& options,
+                                                    const std::string& out_dir) {
+  IRM_RETURN_IF_ERROR(corpus::WriteModelBundle(partition, options.partition_dir).status());
+  IRM_RETURN_IF_ERROR(translator::TranslateBundle(options.partition_dir, out_dir).status());
+  IRM_ASSIGN_OR_RETURN(oldir::Bundle bundle, oldir::ReadBundle(out_dir));
+  const oldir::passes::Strategy& strategy = options.strategy;
+  const oldir::passes::Topology topology{strategy.dp_degree, strategy.pp_degree,
+                                         strategy.mp_degree};
+  for (size_t r = 0; r < partition.ranks.size() && r < bundle.ranks.size(); ++r) {
+    const int rank = static_cast<int>(r);
+    const int stage = topology.PpIndex(rank);
+    translator::TranslateOptions to;
+    to.file = fmt::format("the stage program of rank {}", rank);
+    to.process_groups = &partition.bundle.process_groups;
+    to.rank = rank;
+    IRM_ASSIGN_OR_RETURN(translator::Translation translated,
+                         translator::TranslateProgram(partition.ranks[r].main, to));
+    IRM_ASSIGN_OR_RETURN(
+        newir::PipelineJobPrograms jobs,
+        SplitStage(translated.program, strategy, stage, partition.bundle.fetches, to.file));
+    if (options.send_to_the_wrong_peer && stage == 0 && topology.DpIndex(rank) == 0 &&
+        topology.MpIndex(rank) == 0) {
+      IRM_RETURN_IF_ERROR(SendToTheWrongPeer(jobs, bundle.process_groups, rank));
+    }
+    // The translated legacy job programs give way to the split's.
+    oldir::BundleRank& entry = bundle.ranks[r];
+    std::error_code ec;
+    for (const auto& [type, file] : entry.programs) {
+      fs::remove(oldir::RankFile(out_dir, rank, file), ec);
+    }
+    entry.programs.clear();
+    int64_t ops = 0;
+    for (const std::string& type : jobs.job_types) {
+      const std::string file = type + ".json";
+      const newir::Program& program = jobs.programs.at(type);
+      IRM_RETURN_IF_ERROR(newir::SaveProgramFile(program, oldir::RankFile(out_dir, rank, file),
+                                                 newir::FileFormat::kJson));
+      entry.programs[type] = file;
+      ops += program.CountOps();
+    }
+    std::vector<oldir::PlanJob> plan;
+    for (const schedules::Job& job : jobs.plan) plan.push_back({job.type, job.micro_batch});
+    entry.plan = std::move(plan);
+    if (options.progress) {
+      options.progress(fmt::format("rank {}: stage {}, {} job programs ({} ops), {} jobs", rank,
+                                   stage, jobs.job_types.size(), ops, entry.plan->size()));
+    }
+  }
+  bundle.p2p.reset();
+  IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, out_dir));
+  return CheckCommunication(bundle, out_dir);
+}
+
+}  // namespace irm::diff
