@@ -9,8 +9,8 @@
 //     by the float64 shadow, and the test reports which), and
 //   - agrees bit for bit with its translation on every rank,
 // each case one gtest running it as `ir-migrate suite` does (suite_runner.h). Gradient merge takes
-// k executor steps per update, which the serial check does not model: its cases compare the
-// translation only (against the serial run: gradient_merge_pass_test.cc, legacy_passes_test.cc).
+// k executor steps per update: its cases run two updates, each compared with one serial step of
+// the k steps' batches stacked (serial_parity.h).
 // pp4 with two chunks per stage needs 8 layer units: the 2-layer models have 4 (a located refusal,
 // pinned in oldir/passes/pipeline_test.cc), so VPP pp4 runs on the 8-linear mlp and the 6-layer
 // gpt. A GPU case is skipped here, never passed.

@@ -422,12 +422,16 @@ StatusOr<SuiteCase> ParseSuiteCase(std::string_view text, const std::string& fil
   IRM_RETURN_IF_ERROR(r.Names("/covers", doc["covers"], &c.covers));
   std::sort(c.covers.begin(), c.covers.end());
 
+  // With gradient merge one update takes k_steps executor steps: the serial check stands one
+  // serial step for each k of them (serial_parity.h), so the run must end on a whole update.
   const bool serial =
       std::find(c.compare.begin(), c.compare.end(), SuiteComparison::kSerial) != c.compare.end();
-  if (serial && c.recipe.strategy->gradient_merge.enable) {
-    return r.Error("/compare",
-                   "gradient merge takes k executor steps per update, which the serial check "
-                   "does not model: compare [\"translated\"] only");
+  const oldir::passes::GradientMergeStrategy& gm = c.recipe.strategy->gradient_merge;
+  if (serial && gm.enable && c.recipe.steps % gm.k_steps != 0) {
+    return r.Error("/steps", fmt::format("gradient merge makes one update of k_steps = {} executor "
+                                         "steps: compared with the serial program, steps must be a "
+                                         "multiple of it, not {}",
+                                         gm.k_steps, c.recipe.steps));
   }
   return c;
 }

@@ -80,11 +80,11 @@ struct SuiteCase {
 // Parses one case. `file` names it in diagnostics and gives the case its name. Errors
 // (kParseError, located by the file and the JSON pointer of the field): malformed JSON, an unknown
 // field, a wrong type, a value out of range, a strategy the legacy passes refuse to read, and a
-// serial comparison for gradient merge (k executor steps per update: the serial check does not
-// model it); for an engine case also `engine` next to another comparison, `ir` or `test_fault` on
-// another case or misspelt, a fault on a road the case does not take, `tier` or `p2p` (the flow
-// decides both), and `covers` that is not {"legacy": [...], "pir": [...]} or names a road the
-// case does not take.
+// serial comparison for gradient merge over steps that are not whole updates (k_steps executor
+// steps make one); for an engine case also `engine` next to another comparison, `ir` or
+// `test_fault` on another case or misspelt, a fault on a road the case does not take, `tier` or
+// `p2p` (the flow decides both), and `covers` that is not {"legacy": [...], "pir": [...]} or names
+// a road the case does not take.
 StatusOr<SuiteCase> ParseSuiteCase(std::string_view text, const std::string& file);
 
 // Reads every `*.json` of `dir` (not recursively), in file-name order. Errors: an unreadable

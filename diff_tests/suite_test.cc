@@ -129,8 +129,9 @@ TEST(SuiteCaseTest, EveryErrorNamesTheFileAndTheField) {
             "cases/bad.json: /strategy/dp_degre: error: unknown ");
   EXPECT_EQ(ParseError(TinyCase(R"({"gradient_merge": {"enable": true, "k_steps": 2}})",
                                 R"(, "covers": [])")),
-            "cases/bad.json: /compare: error: gradient merge takes k executor steps per update, "
-            "which the serial check does not model: compare [\"translated\"] only\n");
+            "cases/bad.json: /steps: error: gradient merge makes one update of k_steps = 2 "
+            "executor steps: compared with the serial program, steps must be a multiple of it, "
+            "not 1\n");
   const std::string not_json = ParseError("{\"model\": ");
   EXPECT_NE(not_json.find("cases/bad.json: byte "), std::string::npos) << not_json;
   EXPECT_NE(not_json.find("error: not JSON"), std::string::npos) << not_json;
