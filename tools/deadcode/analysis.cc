@@ -9,9 +9,11 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "tools/deadcode/code_index.h"
+#include "tools/deadcode/python_api.h"
 #include "tools/deadcode/twin_matching.h"
 
 namespace irm::deadcode {
@@ -46,9 +48,26 @@ std::string StableId(const std::string& text) {
   return fmt::format("{:016x}", hash);
 }
 
-// Nodes of the removal graph: "f:<function key>", "b:<file>#<branch index>",
-// "r:<file>#<registration index>".
-std::string FunctionNode(const std::string& key) { return "f:" + key; }
+// A node of the removal graph: a function, a guarded branch or a registration (by its index in its
+// file's model). `key` views a string that outlives every node made from it: a key or file name of
+// the file models, or a key of the analysis's maps once they are final.
+struct RemovalNode {
+  enum class Kind { kFunction, kBranch, kRegistration };
+  Kind kind = Kind::kFunction;
+  std::string_view key;  // kFunction: the function's key; otherwise the file
+  size_t index = 0;      // kBranch, kRegistration: the index in FileModel::branches / registrations
+
+  static RemovalNode Function(std::string_view key) { return {Kind::kFunction, key, 0}; }
+  static RemovalNode Branch(std::string_view file, size_t index) {
+    return {Kind::kBranch, file, index};
+  }
+  static RemovalNode Registration(std::string_view file, size_t index) {
+    return {Kind::kRegistration, file, index};
+  }
+  friend bool operator<(const RemovalNode& a, const RemovalNode& b) {
+    return std::tie(a.kind, a.key, a.index) < std::tie(b.kind, b.key, b.index);
+  }
+};
 
 class Analysis {
  public:
@@ -66,10 +85,9 @@ class Analysis {
  private:
   void CollectCandidates();
   void CollectOrphanOverrides();
-  void CollectPythonApi();
   const std::string* OrphanTwinName(const FunctionUnit& function);
   bool ExcludedFromClosure(const FunctionUnit& function) const;
-  std::optional<std::string> RemovalSource(const ResolvedReference& reference) const;
+  std::optional<RemovalNode> RemovalSource(const ResolvedReference& reference) const;
   void ComputeRemoved();
   std::set<std::string> ReachedFromLegacy() const;
   bool LegacyFlavoured(const FunctionUnit& function) const;
@@ -102,16 +120,16 @@ class Analysis {
   // twin's name the class leaves to the base; "" once looked at and found not to be one.
   std::map<std::string, std::string> orphan_twin_name_;
   std::set<std::string> orphans_;
-  std::map<std::string, RegistrationTwin> registration_twins_;  // node → pair
+  std::map<RemovalNode, RegistrationTwin> registration_twins_;
   // Per file, the legacy registrations with a twin: their range and node (top-level references
   // inside one go with it).
-  std::map<std::string, std::vector<std::pair<SourceRange, std::string>>> removed_registrations_;
+  std::map<std::string, std::vector<std::pair<SourceRange, RemovalNode>>> removed_registrations_;
   std::set<std::string> overload_keys_;      // both sides of overload twins
   std::vector<std::string> legacy_markers_;  // the configuration's, lower case
   // LegacyFlavoured's answers (asked only once the candidates are known).
   mutable std::unordered_map<const FunctionUnit*, bool> legacy_flavoured_;
   std::map<std::string, Language> language_of_;  // by file
-  // Python functions that are API (see CollectPythonApi).
+  // Python functions that are API (python_api.h).
   std::set<std::string> python_api_;
   std::unordered_map<std::string, std::vector<const ResolvedReference*>> incoming_;
   std::map<std::string, std::vector<const ResolvedReference*>> outgoing_;
@@ -119,9 +137,9 @@ class Analysis {
   std::set<std::string> pinned_kept_;           // functions removed code does not reach
   // Blocked function key → the caller named in its status: (key, "" at top level; display name).
   std::map<std::string, std::pair<std::string, std::string>> blocked_by_;
-  std::set<std::string> blocking_;   // kept legacy callers named by blocked_by_
-  std::set<std::string> deletable_;  // nodes
-  std::map<std::string, std::vector<Evidence>> evidence_of_;  // node → evidence
+  std::set<std::string> blocking_;  // kept legacy callers named by blocked_by_
+  std::set<RemovalNode> deletable_;
+  std::map<RemovalNode, std::vector<Evidence>> evidence_of_;
 };
 
 void Analysis::CollectCandidates() {
@@ -133,14 +151,14 @@ void Analysis::CollectCandidates() {
       if (pair.rule == "overload") overload_keys_.insert({pair.legacy->key, pair.twin->key});
     }
   }
-  std::map<const Registration*, std::string> node_of;
+  std::map<const Registration*, RemovalNode> node_of;
   for (const FileModel& file : files_) {
     for (size_t i = 0; i < file.registrations.size(); ++i) {
-      node_of[&file.registrations[i]] = fmt::format("r:{}#{}", file.file, i);
+      node_of[&file.registrations[i]] = RemovalNode::Registration(file.file, i);
     }
   }
   for (const RegistrationTwin& pair : MatchRegistrationTwins(files_)) {
-    const std::string& node = node_of.at(pair.legacy);
+    const RemovalNode node = node_of.at(pair.legacy);
     registration_twins_.emplace(node, pair);
     removed_registrations_[pair.legacy->file].emplace_back(pair.legacy->range, node);
   }
@@ -192,33 +210,6 @@ const std::string* Analysis::OrphanTwinName(const FunctionUnit& function) {
   return stored.empty() ? nullptr : &stored;
 }
 
-// A public Python name (no leading underscore, not nested) is API when a package exports it: it
-// is written in a package's __init__.py, or an __init__.py imports it, its class, or its module
-// (by name or with `*`). A public name of a module no package exports (Paddle's pass_utils,
-// auto_parallel/static/utils) is internal, and goes with the legacy code that alone calls it.
-void Analysis::CollectPythonApi() {
-  std::set<std::string> exported;
-  std::map<std::string, std::string> module_of;  // file → module
-  for (const FileModel& file : files_) {
-    if (file.language != Language::kPython) continue;
-    module_of[file.file] = file.module;
-    if (!file.file.ends_with("__init__.py")) continue;
-    exported.insert(file.module);
-    for (const auto& [alias, target] : file.imports) exported.insert(target);
-  }
-  for (const auto& [key, function] : index_.functions()) {
-    auto module = module_of.find(function->file);
-    if (module == module_of.end() || function->name.starts_with('_') ||
-        key.find(kLocals) != std::string::npos) {
-      continue;
-    }
-    if (exported.contains(module->second) || exported.contains(function->class_name) ||
-        exported.contains(function->qualname)) {
-      python_api_.insert(key);
-    }
-  }
-}
-
 void Analysis::CollectOrphanOverrides() {
   for (const auto& [key, function] : index_.functions()) {
     if (function->class_name.empty() || LanguageOf(function->file) != Language::kPython) continue;
@@ -247,15 +238,16 @@ bool Analysis::ExcludedFromClosure(const FunctionUnit& function) const {
   return false;
 }
 
-std::optional<std::string> Analysis::RemovalSource(const ResolvedReference& resolved) const {
+std::optional<RemovalNode> Analysis::RemovalSource(const ResolvedReference& resolved) const {
   const Reference& reference = *resolved.reference;
   std::string_view outermost;  // the outermost removed function
   for (std::string_view key = reference.from; !key.empty(); key = OuterFunctionKeyView(key)) {
     if (removed_.contains(key)) outermost = key;
   }
-  if (!outermost.empty()) return FunctionNode(std::string(outermost));
+  if (!outermost.empty()) return RemovalNode::Function(outermost);
   if (!reference.legacy_branches.empty()) {
-    return fmt::format("b:{}#{}", resolved.file->file, reference.legacy_branches.front());
+    return RemovalNode::Branch(resolved.file->file,
+                               static_cast<size_t>(reference.legacy_branches.front()));
   }
   if (reference.from.empty()) {
     auto registrations = removed_registrations_.find(resolved.file->file);
@@ -329,8 +321,8 @@ std::set<std::string> Analysis::ReachedFromLegacy() const {
     if (removed_.contains(key) && reached.insert(key).second) work.push_back(key);
   }
   for (const ResolvedReference& reference : index_.references()) {
-    const std::optional<std::string> source = RemovalSource(reference);
-    if (source && !source->starts_with("f:")) visit(reference);
+    const std::optional<RemovalNode> source = RemovalSource(reference);
+    if (source && source->kind != RemovalNode::Kind::kFunction) visit(reference);
   }
   while (!work.empty()) {
     const std::string key = work.back();
@@ -448,12 +440,13 @@ void Analysis::ComputeBlocked() {
 // is not.
 void Analysis::ComputeDeletable() {
   for (const auto& [key, pair] : function_twins_) {
-    evidence_of_[FunctionNode(key)] = evidence_(DisplayName(*pair.legacy), DisplayName(*pair.twin));
+    evidence_of_[RemovalNode::Function(key)] =
+        evidence_(DisplayName(*pair.legacy), DisplayName(*pair.twin));
   }
   for (const FileModel& file : files_) {
     for (size_t i = 0; i < file.branches.size(); ++i) {
       const std::string scope = ScopeDisplay(file, file.branches[i].enclosing);
-      const std::string node = fmt::format("b:{}#{}", file.file, i);
+      const RemovalNode node = RemovalNode::Branch(file.file, i);
       evidence_of_[node] = evidence_(scope, scope);
       if (!evidence_of_[node].empty()) deletable_.insert(node);
     }
@@ -465,17 +458,17 @@ void Analysis::ComputeDeletable() {
   }
   for (const std::string& key : removed_) {
     const bool verified =
-        !function_twins_.contains(key) || !evidence_of_[FunctionNode(key)].empty();
-    if (verified) deletable_.insert(FunctionNode(key));
+        !function_twins_.contains(key) || !evidence_of_[RemovalNode::Function(key)].empty();
+    if (verified) deletable_.insert(RemovalNode::Function(key));
   }
   for (bool changed = true; changed;) {
     changed = false;
     for (const std::string& key : removed_) {
-      if (!deletable_.contains(FunctionNode(key))) continue;
+      if (!deletable_.contains(RemovalNode::Function(key))) continue;
       for (const ResolvedReference* reference : incoming_[key]) {
-        const std::optional<std::string> source = RemovalSource(*reference);
+        const std::optional<RemovalNode> source = RemovalSource(*reference);
         if (source && !deletable_.contains(*source)) {
-          deletable_.erase(FunctionNode(key));
+          deletable_.erase(RemovalNode::Function(key));
           changed = true;
           break;
         }
@@ -487,10 +480,11 @@ void Analysis::ComputeDeletable() {
   for (bool changed = true; changed;) {
     changed = false;
     for (const std::string& key : removed_) {
-      if (function_twins_.contains(key) || !deletable_.contains(FunctionNode(key))) continue;
-      std::vector<Evidence>& evidence = evidence_of_[FunctionNode(key)];
+      if (function_twins_.contains(key) || !deletable_.contains(RemovalNode::Function(key)))
+        continue;
+      std::vector<Evidence>& evidence = evidence_of_[RemovalNode::Function(key)];
       for (const ResolvedReference* reference : incoming_[key]) {
-        const std::optional<std::string> source = RemovalSource(*reference);
+        const std::optional<RemovalNode> source = RemovalSource(*reference);
         if (!source) continue;
         for (const Evidence& item : evidence_of_[*source]) {
           const bool known = std::any_of(evidence.begin(), evidence.end(), [&](const Evidence& e) {
@@ -563,13 +557,13 @@ void Analysis::AddFunctionFindings(DeadcodeReport* report) {
                        : (function->class_name.empty() ? "function" : "method");
     finding.unit = RefOf(*function);
     finding.callers = CallersOf(key);
-    const bool deletable = removed && deletable_.contains(FunctionNode(key));
+    const bool deletable = removed && deletable_.contains(RemovalNode::Function(key));
     finding.deletable = deletable;
     if (candidate) {
       const FunctionTwin& pair = function_twins_.at(key);
       finding.twin = RefOf(*pair.twin);
       finding.twin_rule = pair.rule;
-      finding.evidence = evidence_of_.at(FunctionNode(key));
+      finding.evidence = evidence_of_.at(RemovalNode::Function(key));
       const bool verified = !finding.evidence.empty();
       finding.status = StatusOf(removed, verified, key);
       if (!removed) {
@@ -584,7 +578,7 @@ void Analysis::AddFunctionFindings(DeadcodeReport* report) {
                                      finding.twin->qualname);
       }
     } else if (removed) {
-      if (deletable) finding.evidence = evidence_of_.at(FunctionNode(key));
+      if (deletable) finding.evidence = evidence_of_.at(RemovalNode::Function(key));
       finding.status = deletable ? "verified" : "twin-untested";
       finding.reason = deletable ? "only removed legacy code calls it, and all of that is deletable"
                                  : "only removed legacy code calls it, but some of that code's "
@@ -616,7 +610,7 @@ void Analysis::AddBranchFindings(DeadcodeReport* report) {
     for (size_t i = 0; i < file.branches.size(); ++i) {
       const GuardedBranch& branch = file.branches[i];
       if (branch.legacy_only_raises) continue;  // nothing runs there but the refusal
-      const std::string node = fmt::format("b:{}#{}", file.file, i);
+      const RemovalNode node = RemovalNode::Branch(file.file, i);
       Finding finding;
       finding.language = file.language;
       finding.kind = "branch";
@@ -664,7 +658,7 @@ void Analysis::AddRegistrationFindings(DeadcodeReport* report) {
 
 DeadcodeReport Analysis::Run() {
   CollectCandidates();
-  CollectPythonApi();
+  python_api_ = CollectPythonApi(files_, index_, config_);
   CollectOrphanOverrides();
   ComputeRemoved();
   ComputeBlocked();

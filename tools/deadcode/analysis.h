@@ -5,7 +5,8 @@
 // 2. Closure: a function whose every reference comes from removed code is removed too (greatest
 //    fixpoint, so cycles of legacy-only helpers go together), provided that removed legacy code
 //    reaches it; a function nobody in the tree references is an entry point and stays, and so
-//    does a public Python name that a package's __init__.py exports (API callers are outside).
+//    does a public Python name that a package's __init__.py exports (API callers are outside;
+//    python_api.h: a method a registered class adds to its protocol is not API).
 // 3. Blocked: a legacy unit or legacy-only helper that removed code calls but kept legacy code
 //    (legacy with no twin: a blocked legacy unit, a function taking only the legacy types, a name
 //    with a legacy marker) still calls: `blocked-by:<caller>`; that caller is reported `no-twin`.

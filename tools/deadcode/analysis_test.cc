@@ -50,7 +50,8 @@ class Module {
                               model_.module + "." + name,
                               model_.file,
                               {1, 1, 1, 1},
-                              std::move(bases)});
+                              std::move(bases),
+                              {}});
   }
   // `if in_pir_mode(): <twin lines> else: <legacy lines>` inside `enclosing`; returns its index.
   int Branch(const std::string& enclosing, int twin_start, int twin_end, int legacy_start,

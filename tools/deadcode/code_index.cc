@@ -226,7 +226,11 @@ CodeIndex::CodeIndex(const std::vector<FileModel>& files, int threads) : files_(
     for (const ClassUnit& klass : file.classes) {
       for (const std::string& base : klass.bases) {
         const std::string resolved = ResolveClass(file, base);
-        if (resolved.empty() || resolved == klass.key) continue;
+        // A class named after its base (`class Foo(Foo)`, Foo imported) derives from elsewhere.
+        if (resolved.empty() || resolved == klass.key) {
+          if (!MethodlessBase(file, base)) unknown_bases_.insert(klass.key);
+          continue;
+        }
         bases_[klass.key].push_back(resolved);
         derived_[resolved].push_back(klass.key);
       }
@@ -327,6 +331,44 @@ std::vector<std::string> CodeIndex::DispatchClasses(const std::string& class_key
     }
   }
   return {related.begin(), related.end()};
+}
+
+const ClassUnit* CodeIndex::Class(const std::string& key) const {
+  auto it = classes_.find(key);
+  return it == classes_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> CodeIndex::Descendants(const std::string& class_key) const {
+  std::vector<std::string> queue = {class_key};
+  std::set<std::string> seen = {class_key};
+  for (size_t i = 0; i < queue.size(); ++i) {
+    auto it = derived_.find(queue[i]);
+    if (it == derived_.end()) continue;
+    for (const std::string& derived : it->second) {
+      if (seen.insert(derived).second) queue.push_back(derived);
+    }
+  }
+  return {queue.begin() + 1, queue.end()};
+}
+
+bool CodeIndex::HasUnknownBase(const std::string& class_key) const {
+  if (unknown_bases_.contains(class_key)) return true;
+  for (const std::string& ancestor : Ancestors(class_key)) {
+    if (unknown_bases_.contains(ancestor)) return true;
+  }
+  return false;
+}
+
+// `object` and `abc.ABC` (bare or through the file's imports) give a subclass no method.
+bool CodeIndex::MethodlessBase(const FileModel& file, const std::string& base) {
+  if (base == "object") return true;
+  const std::vector<std::string> parts = SplitDots(base);
+  for (const auto& [alias, target] : file.imports) {
+    if (alias != parts[0]) continue;
+    const std::string full = parts.size() == 1 ? target : target + "." + JoinFrom(parts, 1);
+    return full == "abc.ABC";
+  }
+  return false;
 }
 
 std::string CodeIndex::ResolveClass(const FileModel& file, const std::string& base) const {

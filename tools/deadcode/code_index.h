@@ -50,6 +50,13 @@ class CodeIndex {
   const FunctionUnit* Enclosing(const std::string& file, int line, int column) const;
   // Python: the classes `class_key` derives from, nearest first (breadth first, each once).
   std::vector<std::string> Ancestors(const std::string& class_key) const;
+  // The class with this key, or nullptr.
+  const ClassUnit* Class(const std::string& key) const;
+  // Python: the classes in the tree that derive from `class_key`, directly or not (each once).
+  std::vector<std::string> Descendants(const std::string& class_key) const;
+  // Python: whether the class or one of its ancestors derives from a class the tree does not
+  // define (other than `object` and `abc.ABC`): its inherited methods are then not all known.
+  bool HasUnknownBase(const std::string& class_key) const;
 
  private:
   class Resolver;  // one thread's resolution of references (code_index.cc)
@@ -61,6 +68,7 @@ class CodeIndex {
   std::vector<std::string> DispatchClasses(const std::string& class_key,
                                            const std::string& calling_method) const;
   std::string ResolveClass(const FileModel& file, const std::string& base) const;
+  static bool MethodlessBase(const FileModel& file, const std::string& base);
 
   const std::vector<FileModel>& files_;
   std::map<std::string, const FunctionUnit*> functions_;
@@ -76,6 +84,7 @@ class CodeIndex {
   std::map<std::string, const ClassUnit*> classes_;          // key → class
   std::map<std::string, std::vector<std::string>> bases_;    // class → resolved bases
   std::map<std::string, std::vector<std::string>> derived_;  // class → direct subclasses
+  std::set<std::string> unknown_bases_;  // classes with a base the tree does not define
   std::map<std::string, std::vector<const FunctionUnit*>> by_file_;
   // Python methods whose body (or a function nested in it) calls `super().<own name>`.
   std::set<std::string> extends_super_;

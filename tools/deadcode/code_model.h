@@ -119,6 +119,8 @@ struct ClassUnit {
   std::string file;
   SourceRange range;
   std::vector<std::string> bases;  // as written (Python: dotted names; C++: qualified names)
+  // Python: decorator expressions as written, without '@' ("register_pass(\"x\")").
+  std::vector<std::string> decorators;
 };
 
 // A problem with one input file that did not stop the analysis of the others.

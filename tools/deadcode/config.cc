@@ -38,6 +38,9 @@ DeadcodeConfig DefaultConfig() {
   config.legacy_types = {"ProgramDesc", "BlockDesc", "OpDesc", "VarDesc"};
   config.new_types = {"pir::Program", "pir::Block", "pir::Operation", "pir::Value"};
   config.legacy_markers = {"old_ir", "legacy", "deprecated"};
+  // python/paddle/distributed/passes/pass_base.py: register_pass(name) files the class under
+  // `name`; new_pass(name, attrs) is how callers get an instance.
+  config.registry_decorators = {"register_pass"};
   return config;
 }
 
@@ -163,6 +166,8 @@ StatusOr<DeadcodeConfig> LoadConfig(const std::string& path) {
       IRM_RETURN_IF_ERROR(ReadStrings(path, value, pointer, &config.new_types));
     } else if (key == "legacy_markers") {
       IRM_RETURN_IF_ERROR(ReadStrings(path, value, pointer, &config.legacy_markers));
+    } else if (key == "registry_decorators") {
+      IRM_RETURN_IF_ERROR(ReadStrings(path, value, pointer, &config.registry_decorators));
     } else {
       return Bad(path, pointer, "unknown key");
     }

@@ -56,12 +56,16 @@ struct DeadcodeConfig {
   // Names that mark a function as legacy code (case-insensitive substrings): such a function with
   // no twin is kept, and a legacy-only helper it calls is reported blocked by it.
   std::vector<std::string> legacy_markers;
+  // Python decorators that register a class in a registry users reach by name only (Paddle's
+  // @register_pass("x"), instantiated by new_pass("x")): a public method such a class adds to the
+  // protocol it inherits is not API (see python_api.h). Matched by the called name's last part.
+  std::vector<std::string> registry_decorators;
 };
 
 // The defaults: Paddle's vocabulary (in_pir_mode, use_pir_api, in_dynamic_or_pir_mode,
 // FLAGS_enable_pir_api, FLAGS_enable_pir_in_executor, _in_pir_mode), the twin naming rules,
 // REGISTER_PASS ↔ REGISTER_IR_PASS, ProgramDesc ↔ pir::Program, markers old_ir / legacy /
-// deprecated.
+// deprecated, the registry decorator register_pass.
 DeadcodeConfig DefaultConfig();
 
 // Reads a configuration file over the defaults; errors name the file and the JSON pointer.

@@ -28,13 +28,15 @@ TEST(DeadcodeConfigTest, DefaultsHoldPaddlesVocabularyAndTheIssuesTwinRules) {
   ASSERT_EQ(config.registrations.size(), 1u);
   EXPECT_EQ(config.registrations[0].legacy_macros, std::vector<std::string>{"REGISTER_PASS"});
   EXPECT_EQ(config.registrations[0].new_macros, std::vector<std::string>{"REGISTER_IR_PASS"});
+  EXPECT_EQ(config.registry_decorators, std::vector<std::string>{"register_pass"});
 }
 
 TEST(DeadcodeConfigTest, AGivenKeyReplacesItsDefaultAndTheOthersStay) {
   const std::string path =
       WriteConfig("irm_deadcode_config_ok.json",
                   R"({"python_guards": [{"name": "new_ir", "kind": "call", "text": "use_new_ir"}],
-          "twin_rules": [{"legacy": "{}_old", "twin": "{}_new"}]})");
+          "twin_rules": [{"legacy": "{}_old", "twin": "{}_new"}],
+          "registry_decorators": ["register_op", "register"]})");
   StatusOr<DeadcodeConfig> config = LoadConfig(path);
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   ASSERT_EQ(config->python_guards.size(), 1u);
@@ -42,6 +44,7 @@ TEST(DeadcodeConfigTest, AGivenKeyReplacesItsDefaultAndTheOthersStay) {
   ASSERT_EQ(config->twin_rules.size(), 1u);
   EXPECT_EQ(config->twin_rules[0].twin, "{}_new");
   EXPECT_EQ(config->cpp_guards.size(), DefaultConfig().cpp_guards.size());
+  EXPECT_EQ(config->registry_decorators, (std::vector<std::string>{"register_op", "register"}));
 }
 
 TEST(DeadcodeConfigTest, ErrorsNameTheFileAndTheJsonPointer) {
@@ -60,6 +63,8 @@ TEST(DeadcodeConfigTest, ErrorsNameTheFileAndTheJsonPointer) {
        "config /twin_rules/0: a rule's two sides differ and both hold '{}' once, or neither holds "
        "it"},
       {R"({"legacy_types": ["ProgramDesc", 3]})", "config /legacy_types/1: expected a string"},
+      {R"({"registry_decorators": "register_pass"})",
+       "config /registry_decorators: expected an array of strings"},
       {R"({"registrations": [{"registry": "pass"}]})",
        R"(config /registrations/0: expected {"registry", "legacy_macros", "new_macros"})"},
   };

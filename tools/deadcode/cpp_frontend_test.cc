@@ -18,7 +18,12 @@ namespace {
 
 std::string FixtureDir() {
   const char* source = std::getenv("IRM_SOURCE_DIR");
-  return std::string(source == nullptr ? "." : source) + "/tools/deadcode/testdata/cpp_frontend";
+  // Absolute, as a compile database's "directory" is meant to be: with a relative one, a missing
+  // source (gone.cc below) resolves outside the absolute root and is skipped, not reported.
+  return std::filesystem::absolute(std::string(source == nullptr ? "." : source) +
+                                   "/tools/deadcode/testdata/cpp_frontend")
+      .lexically_normal()
+      .string();
 }
 
 std::string TempDir(const std::string& name) {

@@ -379,7 +379,7 @@ class Extractor {
         unit.bases.emplace_back(Text(source_, base));  // as written: a.B, Generic[T]
       }
     }
-    DecoratorTexts(decorators, range_node, unit.key);
+    unit.decorators = DecoratorTexts(decorators, range_node, unit.key);
     model_.classes.push_back(std::move(unit));
 
     if (superclasses != nullptr) Visit(superclasses);

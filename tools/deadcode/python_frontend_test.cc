@@ -256,6 +256,9 @@ def g():
   EXPECT_EQ(pir.macro, "register_pir_pass");
   EXPECT_EQ(pir.target, "pkg.mod.fuse_gemm_pir");
   EXPECT_EQ(Range(pir.range), "4:1-6:9");
+  // A class keeps its decorators as written (the registry rule of python_api.h reads them).
+  ASSERT_EQ(model.classes.size(), 1u);
+  EXPECT_EQ(model.classes[0].decorators, (Strings{"register_pass(\"fuse_gemm\")"}));
 }
 
 TEST(PythonFrontendTest, SyntaxErrorGivesOneProblemAndNoRecords) {

@@ -30,19 +30,19 @@ struct Source {
 };
 
 DeadcodeReport AnalyzeSources(const std::vector<Source>& sources,
-                              const EvidenceLookup& evidence = nullptr) {
+                              const EvidenceLookup& evidence = nullptr,
+                              const DeadcodeConfig& config = DefaultConfig()) {
   std::vector<FileModel> models;
   for (const Source& source : sources) {
     std::string_view text = source.text;
     if (text.starts_with('\n')) text.remove_prefix(1);
-    models.push_back(
-        AnalyzePythonSource(text, source.file, PythonModuleName(source.file), DefaultConfig()));
+    models.push_back(AnalyzePythonSource(text, source.file, PythonModuleName(source.file), config));
     EXPECT_TRUE(models.back().problems.empty()) << source.file;
   }
   const EvidenceLookup none = [](const std::string&, const std::string&) {
     return std::vector<Evidence>{};
   };
-  return Analyze(models, DefaultConfig(), evidence ? evidence : none);
+  return Analyze(models, config, evidence ? evidence : none);
 }
 
 // "kind qualname:line status", qualnames without the "paddle.distributed." prefix.
@@ -589,6 +589,212 @@ class Replacing(PassBase):
                 "method passes.base.Extending._apply_single_impl:10 "
                 "blocked-by:passes.base.PassBase._apply_impl",
                 "method passes.base.Replacing._apply_single_impl:21 twin-untested"}));
+}
+
+// The pass registry of python/paddle/distributed/passes/pass_base.py: @register_pass("x") files a
+// class under "x", new_pass("x", attrs) makes the instance, and callers use PassBase's protocol
+// (apply, which calls _check_self and _apply_impl, which calls _apply_single_impl). The classes
+// are exported (passes/__init__.py imports them, as Paddle's does), so that only the registry
+// rule can make a public method a helper.
+std::vector<Source> RegistrySources() {
+  return {{"paddle/distributed/passes/__init__.py", R"py(
+from .pass_base import new_pass, PassBase
+from .pipeline_1f1b import Pipeline1F1BPass
+from .others import PlainPass, RegisteredBase, ExternalPass, ProtocolPass, ShadowingPass
+)py"},
+          {"paddle/distributed/passes/pass_base.py", R"py(
+from abc import ABC, abstractmethod
+
+
+class PassBase(ABC):
+    _REGISTERED_PASSES = {}
+
+    def __init__(self):
+        self._attrs = {}
+
+    def set_attr(self, key, value):
+        self._attrs[key] = value
+        return self
+
+    def apply(self, main_programs, startup_programs):
+        if not self._check_self():
+            return
+        self._apply_impl(main_programs, startup_programs)
+
+    def _apply_impl(self, main_programs, startup_programs):
+        for main, startup in zip(main_programs, startup_programs):
+            self._apply_single_impl(main, startup)
+
+    @abstractmethod
+    def _check_self(self):
+        pass
+
+    @abstractmethod
+    def _apply_single_impl(self, main_program, startup_program):
+        pass
+
+
+def register_pass(name):
+    def impl(cls):
+        PassBase._REGISTERED_PASSES[name] = cls
+        cls.name = name
+        return cls
+
+    return impl
+
+
+def new_pass(name, pass_attrs={}):
+    pass_obj = PassBase._REGISTERED_PASSES[name]()
+    for k, v in pass_attrs.items():
+        pass_obj.set_attr(k, v)
+    return pass_obj
+)py"},
+          {"paddle/distributed/passes/pipeline_1f1b.py", R"py(
+import paddle
+
+from .pass_base import PassBase, register_pass
+
+
+@register_pass("pipeline_scheduler_1F1B")
+class Pipeline1F1BPass(PassBase):
+    def _check_self(self):
+        return True
+
+    def _apply_single_impl(self, main_program, startup_program):
+        if not paddle.framework.in_pir_mode():
+            self._backward_forward_overlap(main_program)
+
+    def _backward_forward_overlap(self, program):
+        for op in program.ops:
+            if self.is_comm_op_valid_to_overlap(op):
+                op.overlap = True
+
+    def is_comm_op_valid_to_overlap(self, op):
+        return op.dist_attr.execution_stream != "default"
+)py"},
+          {"paddle/distributed/passes/others.py", R"py(
+import paddle
+from paddle.base.framework import ExternalBase, ShadowingPass
+
+from .pass_base import PassBase, register_pass
+
+
+class PlainPass(PassBase):
+    def _check_self(self):
+        return True
+
+    def _apply_single_impl(self, main_program, startup_program):
+        if not paddle.framework.in_pir_mode():
+            self.plain_helper(main_program)
+
+    def plain_helper(self, program):
+        return program
+
+
+@register_pass("registered_base")
+class RegisteredBase(PassBase):
+    def _check_self(self):
+        return True
+
+    def _apply_single_impl(self, main_program, startup_program):
+        if not paddle.framework.in_pir_mode():
+            self.base_helper(main_program)
+
+    def base_helper(self, program):
+        return program
+
+
+class UnregisteredSubclass(RegisteredBase):
+    pass
+
+
+@register_pass("external")
+class ExternalPass(ExternalBase):
+    def _apply_single_impl(self, main_program, startup_program):
+        if not paddle.framework.in_pir_mode():
+            self.external_helper(main_program)
+
+    def external_helper(self, program):
+        return program
+
+
+@register_pass("protocol")
+class ProtocolPass(PassBase):
+    def _check_self(self):
+        return True
+
+    def _apply_single_impl(self, main_program, startup_program):
+        if not paddle.framework.in_pir_mode():
+            self.set_attr("overlap", True)
+            self.static_helper(main_program)
+
+    def set_attr(self, key, value):
+        self._attrs[key] = not value
+        return self
+
+    @staticmethod
+    def static_helper(program):
+        return program
+
+
+@register_pass("shadowing")
+class ShadowingPass(ShadowingPass):
+    def _apply_single_impl(self, main_program, startup_program):
+        if not paddle.framework.in_pir_mode():
+            self.shadowing_helper(main_program)
+
+    def shadowing_helper(self, program):
+        return program
+)py"}};
+}
+
+// Pipeline1F1BPass.is_comm_op_valid_to_overlap (pipeline_1f1b.py 445 at ccd49a3de4): a public
+// method that only the legacy _partial_programs' helpers call. Its class is registered and every
+// user reaches it through new_pass, so it goes with the helper that calls it. Every other public
+// method here stays API: the class is not registered (PlainPass), a subclass of it is not
+// (RegisteredBase), an ancestor is outside the tree (ExternalPass; ShadowingPass, which derives
+// from the class of its own name that it imports), the method overrides the
+// protocol (ProtocolPass.set_attr), a staticmethod is reached through the class
+// (ProtocolPass.static_helper).
+TEST(PythonIdiomsTest, ARegisteredPassAddsNoApiBeyondItsProtocol) {
+  const DeadcodeReport report = AnalyzeSources(RegistrySources());
+  EXPECT_EQ(Lines(report),
+            (std::vector<std::string>{
+                "branch passes.others.PlainPass._apply_single_impl:13 twin-untested",
+                "branch passes.others.RegisteredBase._apply_single_impl:26 twin-untested",
+                "branch passes.others.ExternalPass._apply_single_impl:40 twin-untested",
+                "branch passes.others.ProtocolPass._apply_single_impl:53 twin-untested",
+                "branch passes.others.ShadowingPass._apply_single_impl:69 twin-untested",
+                "branch passes.pipeline_1f1b.Pipeline1F1BPass._apply_single_impl:13 "
+                "twin-untested",
+                "method passes.pipeline_1f1b.Pipeline1F1BPass._backward_forward_overlap:15 "
+                "twin-untested",
+                "method passes.pipeline_1f1b.Pipeline1F1BPass.is_comm_op_valid_to_overlap:20 "
+                "twin-untested",
+            }));
+  const Finding* valid =
+      Find(report, "method",
+           "paddle.distributed.passes.pipeline_1f1b.Pipeline1F1BPass.is_comm_op_valid_to_overlap");
+  ASSERT_NE(valid, nullptr);
+  EXPECT_EQ(valid->reason,
+            "only removed legacy code calls it, but some of that code's twins have no evidence "
+            "yet");
+  ASSERT_EQ(valid->callers.size(), 1u);
+  EXPECT_EQ(valid->callers[0].qualname,
+            "paddle.distributed.passes.pipeline_1f1b.Pipeline1F1BPass._backward_forward_overlap");
+  EXPECT_FALSE(valid->callers[0].kept);
+}
+
+// Without a registry decorator in the configuration, a registered class is exported API like any
+// other: the method stays.
+TEST(PythonIdiomsTest, WithoutRegistryDecoratorsARegisteredPassMethodStaysApi) {
+  DeadcodeConfig config = DefaultConfig();
+  config.registry_decorators.clear();
+  const DeadcodeReport report = AnalyzeSources(RegistrySources(), nullptr, config);
+  EXPECT_THAT(Lines(report), Not(Contains("method passes.pipeline_1f1b.Pipeline1F1BPass."
+                                          "is_comm_op_valid_to_overlap:20 twin-untested")));
+  EXPECT_THAT(Lines(report), Contains("method passes.pipeline_1f1b.Pipeline1F1BPass."
+                                      "_backward_forward_overlap:15 twin-untested"));
 }
 
 }  // namespace
