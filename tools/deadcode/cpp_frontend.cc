@@ -58,15 +58,24 @@ StatusOr<std::vector<TuCommand>> ReadCompileCommands(const std::string& path,
     return Status(StatusCode::kParseError, Location::File(path),
                   "not a compile database: " + error);
   }
+  // A relative "directory" is read from the database's own folder, as a relative path inside the
+  // database would be: read from the tool's working directory, its files would fall outside the
+  // root and a missing one would go unreported.
+  llvm::SmallString<256> database_dir(path);
+  llvm::sys::fs::make_absolute(database_dir);
+  llvm::sys::path::remove_filename(database_dir);
   std::map<std::string, TuCommand> by_file;  // the first command of each file, sorted
   for (clang::tooling::CompileCommand& command : database->getAllCompileCommands()) {
+    llvm::SmallString<256> directory(command.Directory);
+    llvm::sys::fs::make_absolute(database_dir, directory);
+    llvm::sys::path::remove_dots(directory, /*remove_dot_dot=*/true);
     llvm::SmallString<256> file(command.Filename);
-    llvm::sys::fs::make_absolute(command.Directory, file);
+    llvm::sys::fs::make_absolute(directory, file);
     const std::string absolute = RealPath(file.str().str());
     const std::optional<std::string> relative = RelativeTo(absolute, root);
     if (!relative || !Selected(*relative, globs) || by_file.count(*relative) != 0) continue;
     by_file[*relative] =
-        TuCommand{command.Directory, absolute, *relative, std::move(command.CommandLine)};
+        TuCommand{directory.str().str(), absolute, *relative, std::move(command.CommandLine)};
   }
   std::vector<TuCommand> commands;
   for (auto& [file, command] : by_file) commands.push_back(std::move(command));

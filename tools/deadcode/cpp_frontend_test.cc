@@ -524,6 +524,29 @@ TEST(CppFrontendRunTest, AUnitWhoseSourceIsMissingIsAProblem) {
   EXPECT_FALSE(result->units[1].ok);
 }
 
+// A relative "directory" is read from the database's folder: the missing source is still a
+// problem of the TU, not silently outside the root.
+TEST(CppFrontendRunTest, ARelativeDirectoryIsReadFromTheDatabasesFolder) {
+  const std::string dir = TempDir("relative");
+  const std::string fixtures = std::filesystem::relative(FixtureDir(), dir).string();
+  nlohmann::json entries = nlohmann::json::array();
+  for (const char* source : {"a.cc", "gone.cc"}) {
+    entries.push_back({{"directory", fixtures},
+                       {"file", source},
+                       {"arguments", {"c++", "-std=c++20", "-c", source}}});
+  }
+  const std::string database = dir + "/compile_commands.json";
+  ASSERT_TRUE(WriteFileAtomically(database, entries.dump()).ok());
+  StatusOr<CppAnalysis> result =
+      AnalyzeCompileCommands(database, {}, FixtureDir(), TestConfig(), 1);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->units.size(), 2u);
+  EXPECT_TRUE(result->units[0].ok);
+  ASSERT_EQ(result->problems.size(), 1u);
+  EXPECT_EQ(result->problems[0].file, "gone.cc");
+  EXPECT_EQ(result->problems[0].message, "no such file or directory: 'gone.cc'");
+}
+
 // Problems say where the first error is: in a header (named in the message, the problem stays
 // with the TU), from the driver (no position), or an empty command.
 TEST(CppFrontendRunTest, ProblemsSayWhereTheFirstErrorIs) {
