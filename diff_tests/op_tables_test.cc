@@ -90,5 +90,40 @@ TEST(OpTablesTest, EveryLegacySchemaOpTranslatesOrIsNamedNotTranslated) {
   }
 }
 
+// The detection ops of a Faster R-CNN training program and the exponential decay's ops (issue 28)
+// translate and have a binding on both sides; rpn_target_assign's bindings are a kernel that
+// refuses it by name (it samples at random: reference_runtime/kernels/detection.cc).
+TEST(OpTablesTest, DetectionOpsTranslateAndAreBoundOnBothSides) {
+  const std::pair<std::string_view, std::string_view> ops[] = {
+      {"elementwise_pow", "elementwise_pow"},
+      {"elementwise_pow_grad", "elementwise_pow_grad"},
+      {"floor", "floor"},
+      {"floor_grad", "floor_grad"},
+      {"gather", "gather"},
+      {"gather_grad", "gather_grad"},
+      {"shape", "shape"},
+      {"reduce_prod", "prod"},
+      {"reduce_prod_grad", "prod_grad"},
+      {"smooth_l1_loss", "smooth_l1_loss"},
+      {"smooth_l1_loss_grad", "smooth_l1_loss_grad"},
+      {"sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits"},
+      {"sigmoid_cross_entropy_with_logits_grad", "sigmoid_cross_entropy_with_logits_grad"},
+      {"affine_channel", "affine_channel"},
+      {"affine_channel_grad", "affine_channel_grad"},
+      {"anchor_generator", "anchor_generator"},
+      {"roi_align", "roi_align"},
+      {"roi_align_grad", "roi_align_grad"},
+      {"generate_proposals_v2", "generate_proposals"},
+      {"rpn_target_assign", "rpn_target_assign"}};
+  for (const auto& [legacy, pd_op] : ops) {
+    SCOPED_TRACE(std::string(legacy));
+    const translator::OpCompat* row = translator::FindOpCompat(legacy);
+    ASSERT_TRUE(translator::IsTranslatable(row));
+    EXPECT_EQ(row->new_op, pd_op);
+    EXPECT_NE(rt::FindLegacyBinding(legacy), nullptr);
+    EXPECT_NE(rt::PirBindings::Global().Find("pd_op." + std::string(pd_op)), nullptr);
+  }
+}
+
 }  // namespace
 }  // namespace irm

@@ -8,6 +8,8 @@
 // BatchNormOpTranscriber).
 #include "newir/pd_op_dialect_conv.h"
 
+#include "newir/pd_op_dialect_detection.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +88,7 @@ void AddConvolution(Table& t) {
     t.AddWithInplace(
         Op(name, std::string("elementwise ") + name, {In("x"), In("y")}, {Out("out")}));
   }
+  AddDetection(t);
 }
 
 }  // namespace irm::newir

@@ -308,6 +308,70 @@ std::vector<GradOp> BatchNormGrad(const GradMakerContext& ctx) {
   return {std::move(op)};
 }
 
+// ActivationGradOpMaker<kNoDeps> (floor): Out@GRAD -> X@GRAD.
+std::vector<GradOp> NoDepsGrad(const GradMakerContext& ctx) {
+  GradOp op = WithAttrMap(ctx, ctx.type() + "_grad");
+  op.SetInput(Grad("Out"), ctx.OutputGrad("Out"));
+  op.SetOutput(Grad("X"), ctx.InputGrad("X"));
+  return {std::move(op)};
+}
+
+// DefaultGradOpMaker of a one-input op (reduce_prod): X, Out, Out@GRAD -> X@GRAD.
+std::vector<GradOp> DepXOutGrad(const GradMakerContext& ctx) {
+  GradOp op = DepXGrad(ctx)[0];
+  op.SetInput("Out", ctx.Output("Out"));
+  return {std::move(op)};
+}
+
+// GatherGradOpMaker (gather_op.cc): X, Index, Axis (when set), Out@GRAD -> X@GRAD.
+std::vector<GradOp> GatherGrad(const GradMakerContext& ctx) {
+  GradOp op = DepXGrad(ctx)[0];
+  op.SetInput("Index", ctx.Input("Index"));
+  if (ctx.HasInput("Axis")) op.SetInput("Axis", ctx.Input("Axis"));
+  return {std::move(op)};
+}
+
+// SmoothL1LossGradMaker (smooth_l1_loss_op.cc): the weights (when the forward has them), Diff and
+// Out@GRAD -> X@GRAD, Y@GRAD.
+std::vector<GradOp> SmoothL1LossGrad(const GradMakerContext& ctx) {
+  GradOp op = WithAttrMap(ctx, "smooth_l1_loss_grad");
+  for (const char* weight : {"InsideWeight", "OutsideWeight"}) {
+    if (ctx.HasInput(weight)) op.SetInput(weight, ctx.Input(weight));
+  }
+  op.SetInput("Diff", ctx.Output("Diff"));
+  op.SetInput(Grad("Out"), ctx.OutputGrad("Out"));
+  op.SetOutput(Grad("X"), ctx.InputGrad("X"));
+  op.SetOutput(Grad("Y"), ctx.InputGrad("Y"));
+  return {std::move(op)};
+}
+
+// The generated maker of sigmoid_cross_entropy_with_logits_grad (backward.yaml): X, Label,
+// pos_weight when set, Out@GRAD -> X@GRAD.
+std::vector<GradOp> SigmoidCrossEntropyWithLogitsGrad(const GradMakerContext& ctx) {
+  GradOp op = DepXGrad(ctx)[0];
+  op.SetInput("Label", ctx.Input("Label"));
+  if (ctx.HasInput("pos_weight")) op.SetInput("pos_weight", ctx.Input("pos_weight"));
+  return {std::move(op)};
+}
+
+// AffineChannelGradMaker (affine_channel_op.cc): X, Scale, Out@GRAD -> X@GRAD, Scale@GRAD,
+// Bias@GRAD.
+std::vector<GradOp> AffineChannelGrad(const GradMakerContext& ctx) {
+  GradOp op = DepXGrad(ctx)[0];
+  op.SetInput("Scale", ctx.Input("Scale"));
+  op.SetOutput(Grad("Scale"), ctx.InputGrad("Scale"));
+  op.SetOutput(Grad("Bias"), ctx.InputGrad("Bias"));
+  return {std::move(op)};
+}
+
+// RoiAlignGradMaker (roi_align_op.cc): X, ROIs, RoisNum (when set), Out@GRAD -> X@GRAD.
+std::vector<GradOp> RoiAlignGrad(const GradMakerContext& ctx) {
+  GradOp op = DepXGrad(ctx)[0];
+  op.SetInput("ROIs", ctx.Input("ROIs"));
+  if (ctx.HasInput("RoisNum")) op.SetInput("RoisNum", ctx.Input("RoisNum"));
+  return {std::move(op)};
+}
+
 std::vector<GradOp> LookupTableV2Grad(const GradMakerContext& ctx) {
   GradOp op = WithAttrMap(ctx, "lookup_table_v2_grad");
   op.SetInput("W", ctx.Input("W"));
@@ -450,6 +514,14 @@ const std::vector<GradRule>& Rules() {
       // mul's grad maker is the generated one of matmul_with_flatten_grad: X, Y, Out@GRAD.
       {"mul", BinaryGrad},
       {"lookup_table_v2", LookupTableV2Grad},
+      {"elementwise_pow", BinaryGrad},
+      {"floor", NoDepsGrad},
+      {"gather", GatherGrad},
+      {"reduce_prod", DepXOutGrad},
+      {"smooth_l1_loss", SmoothL1LossGrad},
+      {"sigmoid_cross_entropy_with_logits", SigmoidCrossEntropyWithLogitsGrad},
+      {"affine_channel", AffineChannelGrad},
+      {"roi_align", RoiAlignGrad},
       {"reshape2", XShapeGrad},
       {"transpose2", XShapeGrad},
       {"scale", ScaleGrad},
@@ -495,6 +567,11 @@ const std::vector<GradRule>& Rules() {
       // Evaluation ops: accuracy has no gradient (ForwardOnlyTrait in ops.yaml) and the top_k
       // feeding it is cut off with it.
       {"accuracy", nullptr},
+      // Detection ops registered with EmptyGradOpMaker (or none): their outputs are targets and
+      // proposals, not differentiated.
+      {"anchor_generator", nullptr},
+      {"generate_proposals_v2", nullptr},
+      {"rpn_target_assign", nullptr},
   };
   return rules;
 }

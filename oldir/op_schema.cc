@@ -77,7 +77,7 @@ void AddMath(std::vector<OpSchema>* t) {
   // elementwise_mod / elementwise_floordiv: the gradient-merge step counter (step %= k).
   for (std::string_view type :
        {"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
-        "elementwise_max", "elementwise_mod", "elementwise_floordiv"}) {
+        "elementwise_max", "elementwise_mod", "elementwise_floordiv", "elementwise_pow"}) {
     t->push_back({type, {In("X"), In("Y")}, {In("Out")}, elementwise});
   }
   // ElementwiseGradOpMaker re-feeds X and Y; the div grad maker also re-feeds Out. X came late
@@ -88,11 +88,14 @@ void AddMath(std::vector<OpSchema>* t) {
   const Slots add_sub_inputs = {InSince("X", PaddleVersion(1, 7)), In("Y"), In("Out@GRAD")};
   const Slots mul_inputs = {In("X"), In("Y"), In("Out@GRAD"), Opt("Out")};
   const Slots div_inputs = {InSince("X", PaddleVersion(1, 7)), In("Y"), In("Out@GRAD"), In("Out")};
+  const Slots pow_inputs = {In("X"), In("Y"), In("Out@GRAD")};
   const std::pair<std::string_view, const Slots*> grads[] = {
       {"elementwise_add_grad", &add_sub_inputs},
       {"elementwise_sub_grad", &add_sub_inputs},
       {"elementwise_mul_grad", &mul_inputs},
-      {"elementwise_div_grad", &div_inputs}};
+      {"elementwise_div_grad", &div_inputs},
+      // ElementwisePowOpGradMaker (elementwise_pow_op.cc): X, Y, Out@GRAD.
+      {"elementwise_pow_grad", &pow_inputs}};
   for (const auto& [type, inputs] : grads) {
     t->push_back({type, *inputs, {Opt("X@GRAD"), Opt("Y@GRAD")}, elementwise});
   }
@@ -162,6 +165,10 @@ void AddActivations(std::vector<OpSchema>* t) {
   t->push_back({"gelu_grad", {In("X"), In("Out@GRAD")}, {Opt("X@GRAD")}, gelu});
   // sqrt (global-norm gradient clipping): ActivationOpMaker extras only (use_mkldnn, use_cudnn).
   t->push_back({"sqrt", {In("X")}, {In("Out")}, tanh});
+  // floor (exponential_decay's staircase; op_compat.yaml extras use_mkldnn, use_cudnn): its grad
+  // is kNoDeps (FloorGradFunctor is a ZeroGradFunctor), Out@GRAD alone.
+  t->push_back({"floor", {In("X")}, {In("Out")}, tanh});
+  t->push_back({"floor_grad", {In("Out@GRAD")}, {Opt("X@GRAD")}, tanh});
 
   const Attrs softmax = Cat({{A("axis", pf::INT), A("data_format", pf::STRING),
                               A("use_cudnn", pf::BOOLEAN), A("is_test", pf::BOOLEAN)},
@@ -317,6 +324,95 @@ void AddConvNet(std::vector<OpSchema>* t) {
                 {In("Out"), In("Indices"), In("Label")},
                 {In("Accuracy"), In("Correct"), In("Total")},
                 {}});
+}
+
+// The ops of a Faster R-CNN training program beyond the conv net (paddle/fluid/operators/
+// detection/*_op.cc makers of Paddle 2.x; the generated makers of Paddle 3 keep their slots,
+// paddle/phi/ops/yaml/op_compat.yaml).
+void AddDetection(std::vector<OpSchema>* t) {
+  // gather (op_compat.yaml: axis is a Scalar whose tensor is `Axis`; gather_op.cc's `overwrite`
+  // is deprecated but typed). GatherGradOpMaker re-feeds X, Index and Axis.
+  const Attrs gather = {A("axis", pf::INT), A("overwrite", pf::BOOLEAN)};
+  t->push_back({"gather", {In("X"), In("Index"), Opt("Axis")}, {In("Out")}, gather});
+  t->push_back({"gather_grad",
+                {In("X"), In("Index"), Opt("Axis"), In("Out@GRAD")},
+                {Opt("X@GRAD")},
+                gather});
+  // shape (op_compat.yaml "shape": Input -> Out, oneDNN extras): no gradient.
+  t->push_back({"shape", {In("Input")}, {In("Out")}, MkldnnAttrs()});
+  // reduce_prod (op_compat.yaml "prod (reduce_prod)": axis is `dim`, keepdim `keep_dim`;
+  // ReduceBaseOpMaker's in_dtype / out_dtype). The grad is DefaultGradOpMaker's: X, Out and
+  // Out@GRAD.
+  const Attrs reduce =
+      Cat({{A("dim", pf::INTS), A("keep_dim", pf::BOOLEAN), A("reduce_all", pf::BOOLEAN),
+            A("in_dtype", pf::INT), A("out_dtype", pf::INT)},
+           MkldnnAttrs()});
+  t->push_back({"reduce_prod", {In("X")}, {In("Out")}, reduce});
+  t->push_back({"reduce_prod_grad", {In("X"), In("Out"), In("Out@GRAD")}, {Opt("X@GRAD")}, reduce});
+  // smooth_l1_loss (smooth_l1_loss_op.cc, Paddle 1.x-2.4; gone from phi's yaml): the weights are
+  // dispensable, Diff (an intermediate) is what the grad reads, as SmoothL1LossGradMaker feeds
+  // InsideWeight, OutsideWeight, Diff and Out@GRAD.
+  const Attrs smooth_l1 = {A("sigma", pf::FLOAT)};
+  t->push_back({"smooth_l1_loss",
+                {In("X"), In("Y"), Opt("InsideWeight"), Opt("OutsideWeight")},
+                {In("Diff"), In("Out")},
+                smooth_l1});
+  t->push_back({"smooth_l1_loss_grad",
+                {Opt("InsideWeight"), Opt("OutsideWeight"), In("Diff"), In("Out@GRAD")},
+                {Opt("X@GRAD"), Opt("Y@GRAD")},
+                smooth_l1});
+  // sigmoid_cross_entropy_with_logits (op_compat.yaml: x is X, label Label; pos_weight, added in
+  // Paddle 2.5, keeps its name).
+  const Attrs sigmoid_ce = {A("normalize", pf::BOOLEAN), A("ignore_index", pf::INT)};
+  t->push_back({"sigmoid_cross_entropy_with_logits",
+                {In("X"), In("Label"), Opt("pos_weight")},
+                {In("Out")},
+                sigmoid_ce});
+  t->push_back({"sigmoid_cross_entropy_with_logits_grad",
+                {In("X"), In("Label"), Opt("pos_weight"), In("Out@GRAD")},
+                {Opt("X@GRAD")},
+                sigmoid_ce});
+  // affine_channel (affine_channel_op.cc): AffineChannelGradMaker feeds X, Scale and Out@GRAD
+  // (not Bias: the gradient does not read it).
+  const Attrs affine_channel = {A("data_layout", pf::STRING)};
+  t->push_back({"affine_channel", {In("X"), In("Scale"), In("Bias")}, {In("Out")}, affine_channel});
+  t->push_back({"affine_channel_grad",
+                {In("X"), In("Scale"), Opt("Bias"), In("Out@GRAD")},
+                {Opt("X@GRAD"), Opt("Scale@GRAD"), Opt("Bias@GRAD")},
+                affine_channel});
+  // anchor_generator (detection/anchor_generator_op.cc): anchor_sizes, aspect_ratios and
+  // variances have no default; no gradient.
+  t->push_back({"anchor_generator",
+                {In("Input")},
+                {In("Anchors"), In("Variances")},
+                {Req("anchor_sizes", pf::FLOATS), Req("aspect_ratios", pf::FLOATS),
+                 Req("variances", pf::FLOATS), A("stride", pf::FLOATS), A("offset", pf::FLOAT)}});
+  // roi_align (roi_align_op.cc; op_compat.yaml: boxes is ROIs, boxes_num RoisNum).
+  const Attrs roi_align = {A("spatial_scale", pf::FLOAT), A("pooled_height", pf::INT),
+                           A("pooled_width", pf::INT), A("sampling_ratio", pf::INT),
+                           A("aligned", pf::BOOLEAN)};
+  t->push_back({"roi_align", {In("X"), In("ROIs"), Opt("RoisNum")}, {In("Out")}, roi_align});
+  t->push_back({"roi_align_grad",
+                {In("X"), In("ROIs"), Opt("RoisNum"), In("Out@GRAD")},
+                {Opt("X@GRAD")},
+                roi_align});
+  // generate_proposals_v2 (op_compat.yaml "generate_proposals (generate_proposals_v2)":
+  // pre_nms_top_n is `pre_nms_topN`, post_nms_top_n `post_nms_topN`); no gradient.
+  t->push_back(
+      {"generate_proposals_v2",
+       {In("Scores"), In("BboxDeltas"), In("ImShape"), In("Anchors"), In("Variances")},
+       {In("RpnRois"), In("RpnRoiProbs"), Opt("RpnRoisNum")},
+       {A("pre_nms_topN", pf::INT), A("post_nms_topN", pf::INT), A("nms_thresh", pf::FLOAT),
+        A("min_size", pf::FLOAT), A("eta", pf::FLOAT), A("pixel_offset", pf::BOOLEAN)}});
+  // rpn_target_assign (detection/rpn_target_assign_op.cc): samples anchors with a random engine
+  // when use_random; no gradient.
+  t->push_back({"rpn_target_assign",
+                {In("Anchor"), In("GtBoxes"), In("IsCrowd"), In("ImInfo")},
+                {In("LocationIndex"), In("ScoreIndex"), In("TargetBBox"), In("TargetLabel"),
+                 In("BBoxInsideWeight")},
+                {A("rpn_batch_size_per_im", pf::INT), A("rpn_straddle_thresh", pf::FLOAT),
+                 A("rpn_positive_overlap", pf::FLOAT), A("rpn_negative_overlap", pf::FLOAT),
+                 A("rpn_fg_fraction", pf::FLOAT), A("use_random", pf::BOOLEAN)}});
 }
 
 void AddShape(std::vector<OpSchema>* t) {
@@ -663,6 +759,7 @@ std::vector<OpSchema> BuildTable() {
   AddActivations(&table);
   AddNn(&table);
   AddConvNet(&table);
+  AddDetection(&table);
   AddShape(&table);
   AddCreation(&table);
   AddOptimizers(&table);

@@ -1,6 +1,6 @@
 // The row constructors of the legacy binding table (legacy_bindings.cc and its sections in files
-// of their own, legacy_bindings_convnet.cc), and the sections' entry points. Internal to the
-// table's sources.
+// of their own, legacy_bindings_convnet.cc, legacy_bindings_detection.cc), and the sections'
+// entry points. Internal to the table's sources.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,9 @@ namespace irm::rt {
 
 // The conv-net rows (pool2d, batch_norm, mul, top_k, accuracy and their grads).
 void AddConvNetBindings(std::vector<LegacyBinding>& t);
+// The detection rows (gather, shape, smooth_l1_loss, sigmoid_cross_entropy_with_logits,
+// affine_channel, anchor_generator, roi_align, rpn_target_assign and the grads).
+void AddDetectionBindings(std::vector<LegacyBinding>& t);
 
 namespace legacy_binding_rows {
 
@@ -39,6 +42,10 @@ inline AttrRule Str(std::string_view legacy, std::string_view kernel, std::strin
 inline AttrRule Ints(std::string_view legacy, std::string_view kernel,
                      std::vector<int64_t> fallback = {}) {
   return {legacy, kernel, AttrKind::kInts, AttrValue(std::move(fallback))};
+}
+inline AttrRule Floats(std::string_view legacy, std::string_view kernel,
+                       std::vector<double> fallback) {
+  return {legacy, kernel, AttrKind::kFloats, AttrValue(std::move(fallback))};
 }
 inline AttrRule DTypeOr(std::string_view legacy, std::string_view kernel, DType fallback) {
   return {legacy, kernel, AttrKind::kDType, AttrValue(fallback)};

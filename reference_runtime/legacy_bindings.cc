@@ -240,7 +240,8 @@ void AddMath(std::vector<LegacyBinding>& t) {
       {"elementwise_div", "divide"},
       {"elementwise_max", "maximum"},
       {"elementwise_mod", "remainder"},
-      {"elementwise_floordiv", "floor_divide"}};
+      {"elementwise_floordiv", "floor_divide"},
+      {"elementwise_pow", "elementwise_pow"}};
   for (const auto& [type, kernel] : binary) {
     t.push_back({type,
                  kernel,
@@ -255,7 +256,8 @@ void AddMath(std::vector<LegacyBinding>& t) {
   const std::pair<std::string_view, std::string_view> grads[] = {
       {"elementwise_add_grad", "add_grad"},
       {"elementwise_sub_grad", "subtract_grad"},
-      {"elementwise_mul_grad", "multiply_grad"}};
+      {"elementwise_mul_grad", "multiply_grad"},
+      {"elementwise_pow_grad", "elementwise_pow_grad"}};
   for (const auto& [type, kernel] : grads) {
     t.push_back({type,
                  kernel,
@@ -298,7 +300,8 @@ void AddMath(std::vector<LegacyBinding>& t) {
   // reduce_mean / reduce_sum (reduce_op.h): dim, keep_dim, reduce_all (ReduceHook).
   for (const auto& [type, kernel] :
        {std::pair<std::string_view, std::string_view>{"reduce_mean", "mean"},
-        {"reduce_sum", "sum"}}) {
+        {"reduce_sum", "sum"},
+        {"reduce_prod", "prod"}}) {
     t.push_back({type,
                  kernel,
                  {One("X")},
@@ -322,6 +325,16 @@ void AddMath(std::vector<LegacyBinding>& t) {
                  LegacyBroadcast::kNone,
                  ReduceGradHook});
   }
+  // reduce_prod_grad (DefaultGradOpMaker) re-feeds Out: phi's prod_grad(x, out, out_grad).
+  t.push_back({"reduce_prod_grad",
+               "prod_grad",
+               {One("X"), One("Out"), One("Out@GRAD")},
+               {One("X@GRAD")},
+               {Bool("keep_dim", "keepdim", false)},
+               {},
+               kFromInput0,
+               LegacyBroadcast::kNone,
+               ReduceGradHook});
   // increment (increment_op.cc): step is pd_op.increment's value.
   t.push_back({"increment", "increment", {One("X")}, {One("Out")}, {Float("step", "value", 1.0f)}});
 }
@@ -345,9 +358,11 @@ void AddCompareAndLogical(std::vector<LegacyBinding>& t) {
 }
 
 void AddActivations(std::vector<LegacyBinding>& t) {
-  for (std::string_view type : {"relu", "sigmoid", "tanh", "sqrt"}) {
+  for (std::string_view type : {"relu", "sigmoid", "tanh", "sqrt", "floor"}) {
     t.push_back({type, type, {One("X")}, {One("Out")}});
   }
+  // floor_grad is kNoDeps: Out@GRAD alone (zeros of its shape).
+  t.push_back({"floor_grad", "floor_grad", {One("Out@GRAD")}, {One("X@GRAD")}});
   // ActivationGradOpMaker<kDepOut>: the grads read Out, not X.
   for (std::string_view type : {"relu_grad", "sigmoid_grad", "tanh_grad"}) {
     t.push_back({type, type, {One("Out"), One("Out@GRAD")}, {One("X@GRAD")}});
@@ -701,7 +716,8 @@ std::vector<LegacyBinding> BuildTable() {
   AddCompareAndLogical(table);
   AddActivations(table);
   AddNn(table);
-  AddConvNetBindings(table);  // legacy_bindings_convnet.cc
+  AddConvNetBindings(table);    // legacy_bindings_convnet.cc
+  AddDetectionBindings(table);  // legacy_bindings_detection.cc
   AddShape(table);
   AddCreation(table);
   AddOptimizers(table);

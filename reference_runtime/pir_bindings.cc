@@ -196,6 +196,28 @@ std::vector<Row> KernelRows() {
   rows.push_back(
       {.op = "batch_norm_", .inplace = {{"mean", "mean_out"}, {"variance", "variance_out"}}});
 
+  // The exponential LR decay's ops and the detection ops (kernels/elementwise.cc, reduction.cc,
+  // indexing.cc, detection.cc). gather's axis is an int Scalar, prod's an IntArray;
+  // smooth_l1_loss_grad's first operands are optional, so diff picks its dtype; anchor_generator's
+  // float[] attributes stay floats whatever their values.
+  for (const char* op :
+       {"elementwise_pow", "elementwise_pow_grad", "floor", "floor_", "floor_grad", "shape",
+        "smooth_l1_loss", "sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits_",
+        "sigmoid_cross_entropy_with_logits_grad", "affine_channel", "affine_channel_",
+        "affine_channel_grad", "roi_align", "roi_align_grad", "generate_proposals",
+        "rpn_target_assign"}) {
+    rows.push_back({.op = op});
+  }
+  for (const char* op : {"gather", "gather_grad"}) {
+    rows.push_back({.op = op, .roles = {{"axis", R::kInt}}});
+  }
+  for (const char* op : {"prod", "prod_grad"}) {
+    rows.push_back({.op = op, .roles = {{"axis", R::kIntArray}}});
+  }
+  rows.push_back({.op = "smooth_l1_loss_grad", .dtype_from = "diff"});
+  rows.push_back({.op = "anchor_generator",
+                  .float_arrays = {"anchor_sizes", "aspect_ratios", "variances", "stride"}});
+
   // Optimizers update their state in place (ops.yaml's inplace maps).
   rows.push_back(
       {.op = "sgd_", .inplace = {{"param", "param_out"}, {"master_param", "master_param_out"}}});

@@ -128,4 +128,15 @@ Status TranslateBatchNorm(OpContext& ctx) {
   return TranslateByTable(ctx);
 }
 
+Status TranslateAffineChannelGrad(OpContext& ctx) {
+  // AffineChannelGradMaker (affine_channel_op.cc) feeds X, Scale and Out@GRAD, while
+  // pd_op.affine_channel_grad takes bias too, for nothing: AffineChannelGradKernel
+  // (paddle/phi/kernels/cpu/affine_channel_grad_kernel.cc) never reads it. Scale, of bias's shape
+  // and dtype, stands in when the legacy op has no Bias.
+  if (ctx.HasInput("Bias")) return TranslateByTable(ctx);
+  IRM_ASSIGN_OR_RETURN(const newir::OpInfo* info, ctx.LookUp("affine_channel_grad", false));
+  IRM_ASSIGN_OR_RETURN(Value * scale, ctx.Input("Scale"));
+  return EmitByTable(ctx, *info, {.operands = {{"bias", scale}}}).status();
+}
+
 }  // namespace irm::translator

@@ -341,6 +341,80 @@ void AddCommunication(std::vector<OpCompat>& t) {
                .note = sync_note});
 }
 
+// The exponential learning-rate decay's ops and a Faster R-CNN training program's detection ops.
+void AddDetection(std::vector<OpCompat>& t) {
+  // op_compat.yaml: elementwise_pow {x: X, y: Y} -> {out: Out}, `axis` aligning Y as in the
+  // other elementwise ops (the handlers reshape it); floor {x: X} -> {out: Out}.
+  t.push_back({.legacy_type = "elementwise_pow",
+               .new_op = "elementwise_pow",
+               .handler = TranslateElementwise});
+  t.push_back({.legacy_type = "elementwise_pow_grad",
+               .new_op = "elementwise_pow_grad",
+               .handler = TranslateElementwiseGrad});
+  t.push_back({.legacy_type = "floor", .new_op = "floor"});
+  t.push_back({.legacy_type = "floor_grad", .new_op = "floor_grad", .forward = "floor"});
+  // op_compat.yaml: gather {x: X, index: Index}, axis a Scalar(int) from the tensor Axis or the
+  // attribute axis (gather_op.cc's default 0).
+  const MutableOperand axis = Scalar("axis", "Axis", "axis", DataType::kInt32, 0);
+  t.push_back({.legacy_type = "gather", .new_op = "gather", .mutables = {axis}});
+  t.push_back({.legacy_type = "gather_grad",
+               .new_op = "gather_grad",
+               .mutables = {axis},
+               .forward = "gather"});
+  // op_compat.yaml: shape {input: Input} -> {out: Out}.
+  t.push_back({.legacy_type = "shape", .new_op = "shape"});
+  // op_compat.yaml "prod (reduce_prod)": axis is `dim` (reduce_all: every dim), keepdim
+  // `keep_dim`, as the other reductions.
+  t.push_back({.legacy_type = "reduce_prod",
+               .new_op = "prod",
+               .attrs = {{"keep_dim", "keepdim"}},
+               .handler = TranslateReduce});
+  t.push_back({.legacy_type = "reduce_prod_grad",
+               .new_op = "prod_grad",
+               .forward = "reduce_prod",
+               .handler = TranslateReduce});
+  // smooth_l1_loss and rpn_target_assign have no Paddle 3 op: pd_op rows of ir-migrate's own with
+  // the legacy slots in snake case (newir/pd_op_dialect_detection.cc).
+  t.push_back({.legacy_type = "smooth_l1_loss", .new_op = "smooth_l1_loss"});
+  t.push_back({.legacy_type = "smooth_l1_loss_grad",
+               .new_op = "smooth_l1_loss_grad",
+               .forward = "smooth_l1_loss"});
+  // op_compat.yaml: sigmoid_cross_entropy_with_logits {x: X, label: Label} -> {out: Out};
+  // pos_weight keeps its name.
+  t.push_back({.legacy_type = "sigmoid_cross_entropy_with_logits",
+               .new_op = "sigmoid_cross_entropy_with_logits"});
+  t.push_back({.legacy_type = "sigmoid_cross_entropy_with_logits_grad",
+               .new_op = "sigmoid_cross_entropy_with_logits_grad",
+               .forward = "sigmoid_cross_entropy_with_logits"});
+  // op_compat.yaml: affine_channel {x: X, scale: Scale, bias: Bias} -> {out: Out}; the grad's
+  // handler stands in for the Bias its legacy maker does not feed.
+  t.push_back({.legacy_type = "affine_channel", .new_op = "affine_channel"});
+  t.push_back({.legacy_type = "affine_channel_grad",
+               .new_op = "affine_channel_grad",
+               .forward = "affine_channel",
+               .handler = TranslateAffineChannelGrad});
+  // op_compat.yaml: anchor_generator {input: Input} -> {anchors: Anchors, variances_out:
+  // Variances}.
+  t.push_back({.legacy_type = "anchor_generator",
+               .new_op = "anchor_generator",
+               .slots = {{"Variances", "variances_out"}}});
+  // op_compat.yaml: roi_align {x: X, boxes: ROIs, boxes_num: RoisNum} -> {out: Out}.
+  t.push_back({.legacy_type = "roi_align",
+               .new_op = "roi_align",
+               .slots = {{"ROIs", "boxes"}, {"RoisNum", "boxes_num"}}});
+  t.push_back(
+      {.legacy_type = "roi_align_grad", .new_op = "roi_align_grad", .forward = "roi_align"});
+  // op_compat.yaml "generate_proposals (generate_proposals_v2)": pre_nms_topN / post_nms_topN
+  // are pre_nms_top_n / post_nms_top_n.
+  t.push_back({.legacy_type = "generate_proposals_v2",
+               .new_op = "generate_proposals",
+               .attrs = {{"pre_nms_topN", "pre_nms_top_n"}, {"post_nms_topN", "post_nms_top_n"}}});
+  t.push_back(
+      {.legacy_type = "rpn_target_assign",
+       .new_op = "rpn_target_assign",
+       .slots = {{"TargetBBox", "target_bbox"}, {"BBoxInsideWeight", "bbox_inside_weight"}}});
+}
+
 std::vector<OpCompat> BuildTable() {
   std::vector<OpCompat> table;
   AddMath(table);
@@ -349,6 +423,7 @@ std::vector<OpCompat> BuildTable() {
   AddOptimizers(table);
   AddFeedFetchAndControlFlow(table);
   AddCommunication(table);
+  AddDetection(table);
   std::sort(table.begin(), table.end(),
             [](const OpCompat& a, const OpCompat& b) { return a.legacy_type < b.legacy_type; });
   return table;

@@ -1,7 +1,8 @@
 // Elementwise kernels: the broadcasting binary ops (add, subtract, multiply, divide, floor_divide,
-// maximum, remainder) and their grads, comparisons and logic (equal, not_equal, less_than,
-// greater_than, logical_and, logical_or, logical_xor, logical_not), increment and scale. Semantics
-// are Paddle's phi functors': integer divide truncates, floor_divide rounds towards -inf (Python's
+// maximum, remainder, elementwise_pow) and their grads, floor (and its zero grad), comparisons and
+// logic (equal, not_equal, less_than, greater_than, logical_and, logical_or, logical_xor,
+// logical_not), increment and scale. Semantics are Paddle's phi functors': integer divide
+// truncates, floor_divide rounds towards -inf (Python's
 // //), remainder takes the divisor's sign (Python's %), maximum is `x > y ? x : y`, float equal is
 // |x - y| < 1e-8 (exact for infinities and 16-bit types, false with a NaN) and not_equal its
 // negation. Integer
@@ -222,6 +223,31 @@ struct MaximumKernel {
   static Status Run(KernelCall& call) { return BroadcastBinary<T, T>(call, Max<Compute<T>>); }
 };
 
+// phi's ElementwisePowFunctor (paddle/phi/kernels/funcs/elementwise_functor.h, compute_pow):
+// std::pow in the compute type; integers take std::llrint of the double power, so that an
+// inexact pow(3, 1) still gives 3.
+template <typename C>
+C Pow(C a, C b) {
+  if constexpr (kIsInt<C>) {
+    return static_cast<C>(std::llrint(std::pow(static_cast<double>(a), static_cast<double>(b))));
+  } else {
+    return std::pow(a, b);
+  }
+}
+template <typename T>
+struct ElementwisePowKernel {
+  static Status Run(KernelCall& call) { return BroadcastBinary<T, T>(call, Pow<Compute<T>>); }
+};
+// phi's FloorFunctor (paddle/phi/kernels/funcs/activation_functor.h): std::floor.
+template <typename T>
+struct FloorKernel {
+  static Status Run(KernelCall& call) {
+    IRM_RETURN_IF_ERROR(ExpectDType(call.input(0), DTypeOf<T>(), "x"));
+    call.SetOutput(0, MapUnary<T, T>(call.input(0), [](Compute<T> v) { return std::floor(v); }));
+    return Status::Ok();
+  }
+};
+
 template <typename T>
 struct EqualKernel {
   static Status Run(KernelCall& call) { return BroadcastBinary<T, bool>(call, Equal<T>); }
@@ -397,6 +423,47 @@ struct DivideGradKernel {
   }
 };
 
+// d(x ** y), as phi's PowGradDX / PowGradDY (paddle/phi/kernels/impl/
+// elementwise_grad_kernel_impl.h): x_grad = out_grad * y * pow(x, y - 1), y_grad = out_grad *
+// log(x) * pow(x, y), in the compute type, each summed to its operand's shape.
+template <typename T>
+struct ElementwisePowGradKernel {
+  static Status Run(KernelCall& call) {
+    IRM_ASSIGN_OR_RETURN(BinaryGradInputs in, CheckBinaryGrad<T>(call, 2));
+    const T* g = in.out_grad->data<T>();
+    const T* px = in.x->data<T>();
+    const T* py = in.y->data<T>();
+    using C = Compute<T>;
+    if (call.wants_output(0)) {
+      call.SetOutput(0, OperandGrad<T>(in, 0, [&](int64_t i, int64_t xi, int64_t yi) {
+                       const C x = Load<T>(px[xi]);
+                       const C y = Load<T>(py[yi]);
+                       return Load<T>(g[i]) * y * std::pow(x, y - C(1));
+                     }));
+    }
+    if (call.wants_output(1)) {
+      call.SetOutput(1, OperandGrad<T>(in, 1, [&](int64_t i, int64_t xi, int64_t yi) {
+                       const C x = Load<T>(px[xi]);
+                       const C y = Load<T>(py[yi]);
+                       return Load<T>(g[i]) * std::log(x) * std::pow(x, y);
+                     }));
+    }
+    return Status::Ok();
+  }
+};
+
+// floor_grad is phi's ZeroGradFunctor (activation_functor.h, FloorGradFunctor): zeros of
+// out_grad's shape.
+template <typename T>
+struct FloorGradKernel {
+  static Status Run(KernelCall& call) {
+    IRM_RETURN_IF_ERROR(ExpectDType(call.input(0), DTypeOf<T>(), "out_grad"));
+    IRM_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Zeros(DTypeOf<T>(), call.input(0).shape()));
+    call.SetOutput(0, std::move(zeros));
+    return Status::Ok();
+  }
+};
+
 // ---- increment, scale
 // ----------------------------------------------------------------------------
 
@@ -455,11 +522,17 @@ Status RegisterElementwiseKernels(KernelRegistry& registry) {
   IRM_RETURN_IF_ERROR(RegisterArithmetic<FloorDivideKernel>(registry, "floor_divide", binary));
   IRM_RETURN_IF_ERROR(RegisterArithmetic<MaximumKernel>(registry, "maximum", binary));
   IRM_RETURN_IF_ERROR(RegisterArithmetic<RemainderKernel>(registry, "remainder", binary));
+  IRM_RETURN_IF_ERROR(
+      RegisterArithmetic<ElementwisePowKernel>(registry, "elementwise_pow", binary));
+  IRM_RETURN_IF_ERROR(RegisterFloating<FloorKernel>(registry, "floor", unary));
+  IRM_RETURN_IF_ERROR(RegisterFloating<FloorGradKernel>(registry, "floor_grad", unary));
 
   IRM_RETURN_IF_ERROR(RegisterFloating<AddGradKernel>(registry, "add_grad", {3, 3, 2}));
   IRM_RETURN_IF_ERROR(RegisterFloating<SubtractGradKernel>(registry, "subtract_grad", {3, 3, 2}));
   IRM_RETURN_IF_ERROR(RegisterFloating<MultiplyGradKernel>(registry, "multiply_grad", {3, 3, 2}));
   IRM_RETURN_IF_ERROR(RegisterFloating<DivideGradKernel>(registry, "divide_grad", {4, 4, 2}));
+  IRM_RETURN_IF_ERROR(
+      RegisterFloating<ElementwisePowGradKernel>(registry, "elementwise_pow_grad", {3, 3, 2}));
 
   IRM_RETURN_IF_ERROR(RegisterNumericAndBool<EqualKernel>(registry, "equal", binary));
   IRM_RETURN_IF_ERROR(RegisterNumericAndBool<NotEqualKernel>(registry, "not_equal", binary));

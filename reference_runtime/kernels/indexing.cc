@@ -1,6 +1,7 @@
 // Indexing kernels: slice and slice_grad (Paddle's clamping of starts/ends, decrease_axis),
-// embedding and embedding_grad (row gather by int32/int64 ids, padding_idx), and tril/triu with
-// their grads (a triangle of the last two dims). slice, tril and triu only move bytes and serve
+// embedding and embedding_grad (row gather by int32/int64 ids, padding_idx), gather and
+// gather_grad (slices along an axis at int32/int64 indices), shape, and tril/triu with their
+// grads (a triangle of the last two dims). slice, tril and triu only move bytes and serve
 // every runtime dtype; the registry key is the dtype of the data input (input, out_grad, x, or
 // embedding's weight). embedding_grad accumulates and is registered for the float dtypes.
 #include <algorithm>
@@ -211,6 +212,107 @@ struct EmbeddingGradKernel {
   }
 };
 
+// ---- gather, shape
+// --------------------------------------------------------------------------------
+
+// gather (phi's GatherKernel: CPUGather for axis 0, GatherV2Function otherwise): out is x with
+// dim `axis` replaced by index's dims (a 0-D index drops it), out[.., i, ..] = x[.., index[i], ..].
+// A negative axis counts from the end; an index outside the dim is an error naming it.
+struct GatherPlan {
+  int64_t outer = 1, size = 0, inner = 1;
+  std::vector<int64_t> index;
+  std::vector<int64_t> out_shape;
+};
+
+StatusOr<GatherPlan> PlanGather(const KernelCall& call, const Tensor& x, const Tensor& index,
+                                std::string_view kernel) {
+  IRM_ASSIGN_OR_RETURN(int64_t axis, call.attrs.GetOr<int64_t>("axis", 0));
+  if (axis < 0) axis += x.rank();
+  if (axis < 0 || axis >= x.rank()) {
+    return KernelError(fmt::format("{}: axis {} is outside x {}", kernel, axis, x.Describe()));
+  }
+  if ((index.dtype() != DType::kInt32 && index.dtype() != DType::kInt64) || index.rank() > 1) {
+    return KernelError(
+        fmt::format("{}: index {} must be int32 or int64, 0-D or 1-D", kernel, index.Describe()));
+  }
+  GatherPlan p;
+  const auto a = static_cast<size_t>(axis);
+  for (size_t d = 0; d < a; ++d) p.outer *= x.shape()[d];
+  p.size = x.shape()[a];
+  for (size_t d = a + 1; d < x.shape().size(); ++d) p.inner *= x.shape()[d];
+  p.index.resize(static_cast<size_t>(index.numel()));
+  for (size_t i = 0; i < p.index.size(); ++i) {
+    p.index[i] =
+        index.dtype() == DType::kInt32 ? index.data<int32_t>()[i] : index.data<int64_t>()[i];
+    if (p.index[i] < 0 || p.index[i] >= p.size) {
+      return KernelError(fmt::format("{}: index[{}] = {} is outside [0, {}), dim {} of x {}",
+                                     kernel, i, p.index[i], p.size, axis, x.Describe()));
+    }
+  }
+  p.out_shape.assign(x.shape().begin(), x.shape().begin() + axis);
+  if (index.rank() == 1) p.out_shape.push_back(index.numel());
+  p.out_shape.insert(p.out_shape.end(), x.shape().begin() + axis + 1, x.shape().end());
+  return p;
+}
+
+Status Gather(KernelCall& call) {
+  const Tensor& x = call.input(0);
+  IRM_ASSIGN_OR_RETURN(GatherPlan p, PlanGather(call, x, call.input(1), "gather"));
+  Tensor out = Tensor::ZerosUnchecked(x.dtype(), p.out_shape);
+  const size_t row = static_cast<size_t>(p.inner) * DTypeSize(x.dtype());
+  const auto* in = static_cast<const std::byte*>(x.raw());
+  auto* o = static_cast<std::byte*>(out.raw());
+  const auto n = static_cast<int64_t>(p.index.size());
+  for (int64_t b = 0; b < p.outer; ++b) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t from = b * p.size + p.index[static_cast<size_t>(i)];
+      std::memcpy(o + static_cast<size_t>(b * n + i) * row, in + static_cast<size_t>(from) * row,
+                  row);
+    }
+  }
+  call.SetOutput(0, std::move(out));
+  return Status::Ok();
+}
+
+// gather_grad (inputs x, index, out_grad): zeros of x's shape, then every out_grad slice added to
+// the slice of x it came from, indices in order (ScatterAssignAdd), in the compute type.
+template <typename T>
+struct GatherGradKernel {
+  static Status Run(KernelCall& call) {
+    const Tensor& x = call.input(0);
+    const Tensor& out_grad = call.input(2);
+    IRM_ASSIGN_OR_RETURN(GatherPlan p, PlanGather(call, x, call.input(1), "gather_grad"));
+    if (out_grad.dtype() != DTypeOf<T>() || out_grad.shape() != p.out_shape) {
+      return KernelError(fmt::format("gather_grad: out_grad {} should be {}{}", out_grad.Describe(),
+                                     DTypeName(DTypeOf<T>()), ShapeToString(p.out_shape)));
+    }
+    std::vector<Compute<T>> acc(static_cast<size_t>(x.numel()), Compute<T>{0});
+    const T* g = out_grad.data<T>();
+    const auto n = static_cast<int64_t>(p.index.size());
+    for (int64_t b = 0; b < p.outer; ++b) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t to = (b * p.size + p.index[static_cast<size_t>(i)]) * p.inner;
+        const int64_t from = (b * n + i) * p.inner;
+        for (int64_t k = 0; k < p.inner; ++k) {
+          acc[static_cast<size_t>(to + k)] += Load<T>(g[from + k]);
+        }
+      }
+    }
+    Tensor x_grad = Tensor::ZerosUnchecked(DTypeOf<T>(), x.shape());
+    for (size_t j = 0; j < acc.size(); ++j) x_grad.data<T>()[j] = Store<T>(acc[j]);
+    call.SetOutput(0, std::move(x_grad));
+    return Status::Ok();
+  }
+};
+
+// shape (phi's ShapeKernel): input's dims as an int32 1-D tensor.
+Status Shape(KernelCall& call) {
+  const Tensor& input = call.input(0);
+  std::vector<int32_t> dims(input.shape().begin(), input.shape().end());
+  call.SetOutput(0, Tensor::FromVector(dims, {static_cast<int64_t>(input.shape().size())}));
+  return Status::Ok();
+}
+
 // ---- tril / triu
 // ---------------------------------------------------------------------------------
 
@@ -269,6 +371,8 @@ Status RegisterIndexingKernels(KernelRegistry& registry) {
       {"slice", &Slice, {1, 1, 1}},
       {"slice_grad", &SliceGrad, {2, 2, 1}},
       {"embedding", &Embedding, {2, 2, 1}},
+      {"gather", &Gather, {2, 2, 1}},
+      {"shape", &Shape, {1, 1, 1}},
       {"tril", &TriangleKernel<true, false>, {1, 1, 1}},
       {"triu", &TriangleKernel<false, false>, {1, 1, 1}},
       {"tril_grad", &TriangleKernel<true, true>, {1, 1, 1}},
@@ -277,6 +381,8 @@ Status RegisterIndexingKernels(KernelRegistry& registry) {
   for (const auto& k : kernels) {
     IRM_RETURN_IF_ERROR(data::RegisterForEveryDType(registry, k.name, k.fn, k.signature));
   }
+  IRM_RETURN_IF_ERROR((RegisterForTypes<GatherGradKernel, Float16, BFloat16, float, double>(
+      registry, "gather_grad", {3, 3, 1})));
   return RegisterForTypes<EmbeddingGradKernel, Float16, BFloat16, float, double>(
       registry, "embedding_grad", {3, 3, 1});
 }

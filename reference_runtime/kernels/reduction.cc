@@ -1,5 +1,5 @@
-// Reduction kernels: mean and sum over axes, mean_all (the legacy `mean` op: the mean of every
-// element, 0-D), squared_l2_norm (the sum of squares gradient clipping takes, shape [1]) and
+// Reduction kernels: mean, sum and prod over axes, mean_all (the legacy `mean` op: the mean of
+// every element, 0-D), squared_l2_norm (the sum of squares gradient clipping takes, shape [1]) and
 // their grads.
 //
 // Summation order (the same bits at any thread count, single-threaded): for each out element in
@@ -217,6 +217,75 @@ using MeanGradKernel = ReduceGradKernel<T, true>;
 template <typename T>
 using SumGradKernel = ReduceGradKernel<T, false>;
 
+// prod (phi's ProdFunctor, paddle/phi/kernels/funcs/reduce_functor.h): the product per out element,
+// multiplied in the summation order of the file comment from 1, in the compute type (integers
+// wrap).
+template <typename A>
+A Mul(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+template <typename T>
+struct ProdKernel {
+  static Status Run(KernelCall& call) {
+    using C = Compute<T>;
+    const Tensor& x = call.input(0);
+    IRM_RETURN_IF_ERROR(CheckDType(x, "x", {DTypeOf<T>()}));
+    IRM_ASSIGN_OR_RETURN(ReduceAttrs attrs, ReadReduceAttrs(call.attrs));
+    IRM_ASSIGN_OR_RETURN(ReducePlan plan,
+                         PlanReduce(x.shape(), attrs.axis, attrs.keepdim, attrs.reduce_all, "x"));
+    Tensor out = Tensor::ZerosUnchecked(x.dtype(), plan.out_shape);
+    const T* in = x.data<T>();
+    StridedWalk walk_out = plan.OutWalk();
+    StridedWalk red = plan.ReducedWalk();
+    for (int64_t o = 0; o < plan.out_numel; ++o, walk_out.Next()) {
+      C product{1};
+      red.Reset();
+      for (int64_t r = 0; r < plan.reduce_count; ++r, red.Next()) {
+        product = Mul(product, Load<T>(in[walk_out.offset() + red.offset()]));
+      }
+      out.data<T>()[o] = Store<T>(product);
+    }
+    call.SetOutput(0, std::move(out));
+    return Status::Ok();
+  }
+};
+
+// prod_grad (phi's ProdGradFunctor): x_grad = out_grad * out * (1 / x), out and out_grad broadcast
+// back over the reduced dims; a zero in x gives inf or NaN there, as in Paddle.
+template <typename T>
+struct ProdGradKernel {
+  static Status Run(KernelCall& call) {
+    using C = Compute<T>;
+    const Tensor& x = call.input(0);
+    const Tensor& out = call.input(1);
+    const Tensor& out_grad = call.input(2);
+    IRM_RETURN_IF_ERROR(CheckDType(x, "x", {DTypeOf<T>()}));
+    IRM_RETURN_IF_ERROR(CheckDType(out, "out", {DTypeOf<T>()}));
+    IRM_ASSIGN_OR_RETURN(ReduceAttrs attrs, ReadReduceAttrs(call.attrs));
+    IRM_ASSIGN_OR_RETURN(ReducePlan plan,
+                         PlanReduce(x.shape(), attrs.axis, attrs.keepdim, attrs.reduce_all, "x"));
+    IRM_RETURN_IF_ERROR(CheckReducedGradShape(plan, out_grad, x.shape()));
+    IRM_RETURN_IF_ERROR(CheckReducedGradShape(plan, out, x.shape()));
+    IRM_ASSIGN_OR_RETURN(std::vector<C> g, FloatValues<C>(out_grad, "out_grad"));
+    const T* po = out.data<T>();
+    const T* px = x.data<T>();
+    Tensor x_grad = Tensor::ZerosUnchecked(x.dtype(), x.shape());
+    T* dx = x_grad.data<T>();
+    StridedWalk from = plan.BroadcastWalk();
+    for (int64_t i = 0; i < x.numel(); ++i, from.Next()) {
+      const auto o = static_cast<size_t>(from.offset());
+      dx[i] = Store<T>(g[o] * Load<T>(po[o]) * (C{1} / Load<T>(px[i])));
+    }
+    call.SetOutput(0, std::move(x_grad));
+    return Status::Ok();
+  }
+};
+
 template <typename T>
 struct MeanAllKernel {
   static Status Run(KernelCall& call) {
@@ -298,6 +367,11 @@ Status RegisterReductionKernels(KernelRegistry& registry) {
           registry, "sum", kUnary)));
   IRM_RETURN_IF_ERROR((RegisterForTypes<SumGradKernel, float, double, Float16, BFloat16>(
       registry, "sum_grad", kGrad)));
+  IRM_RETURN_IF_ERROR(
+      (RegisterForTypes<ProdKernel, float, double, Float16, BFloat16, int32_t, int64_t>(
+          registry, "prod", kUnary)));
+  IRM_RETURN_IF_ERROR((RegisterForTypes<ProdGradKernel, float, double, Float16, BFloat16>(
+      registry, "prod_grad", {3, 3, 1})));
   IRM_RETURN_IF_ERROR((RegisterForTypes<MeanAllKernel, float, double, Float16, BFloat16>(
       registry, "mean_all", kUnary)));
   IRM_RETURN_IF_ERROR((RegisterForTypes<MeanAllGradKernel, float, double, Float16, BFloat16>(

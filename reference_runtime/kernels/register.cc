@@ -27,6 +27,7 @@ Status RegisterAllKernels(KernelRegistry& registry) {
       RegisterBatchNormKernels,
       RegisterMetricsKernels,
       RegisterMatmulWithFlattenKernels,
+      RegisterDetectionKernels,
   };
   for (Family family : families) IRM_RETURN_IF_ERROR(family(registry));
   return Status::Ok();

@@ -31,6 +31,7 @@ Status RegisterConvKernels(KernelRegistry& registry);           // kernels/conv.
 Status RegisterPoolKernels(KernelRegistry& registry);           // kernels/pool.cc
 Status RegisterBatchNormKernels(KernelRegistry& registry);      // kernels/batch_norm.cc
 Status RegisterMetricsKernels(KernelRegistry& registry);        // kernels/metrics.cc
+Status RegisterDetectionKernels(KernelRegistry& registry);      // kernels/detection.cc
 Status RegisterMatmulWithFlattenKernels(
     KernelRegistry& registry);  // kernels/matmul_with_flatten.cc
 
