@@ -72,7 +72,7 @@ const Fixture& Shared(int64_t which) {
     irm::oldir::models::MlpConfig config;
     config.depth = kLayers;
     if (!irm::oldir::models::BuildMlp(config, &model).ok() ||
-        !irm::oldir::models::AddTraining(&model, {}).ok()) {
+        !irm::oldir::models::AddTraining(&model, irm::oldir::OptimizerOptions{}).ok()) {
       std::abort();  // a broken benchmark setup, not user input
     }
     return new Fixture(MakeFixture(
@@ -294,7 +294,8 @@ const std::string& PlanBundle(int jobs) {
   std::string dir =
       (fs::temp_directory_path() / fmt::format("irm_bench_plan_{}_{}", ::getpid(), jobs)).string();
   models::ModelPrograms model;
-  if (!models::BuildMlp({}, &model).ok() || !models::AddTraining(&model, {}).ok()) std::abort();
+  if (!models::BuildMlp({}, &model).ok() || !models::AddTraining(&model, OptimizerOptions{}).ok())
+    std::abort();
   Bundle bundle;
   bundle.micro_batches = jobs;
   for (const models::FeedSpec& feed : model.feeds) {

@@ -77,7 +77,7 @@ TEST(LrScheduleParityTest, ExponentialDecayTrainsBitIdenticalToItsTranslation) {
     options.lr_schedule.decay_steps = 2;
     options.lr_schedule.decay_rate = 0.5f;
     options.lr_schedule.staircase = staircase;
-    const Status trained = models::AddTrainingWithOptions(&model, options);
+    const Status trained = models::AddTraining(&model, options);
     ASSERT_TRUE(trained.ok()) << trained.ToString();
     const oldir::Program main = model.main.Build();
     const oldir::Program startup = model.startup.Build();

@@ -113,7 +113,7 @@ StatusOr<ResnetPrograms> BuildResnetTraining(bool nesterov_l2) {
   options.lr_schedule.boundaries = {kBoundary};
   options.lr_schedule.values = {kRates[0], kRates[1]};
   options.extra_fetches = {metrics.acc_top1, metrics.acc_topk};
-  IRM_RETURN_IF_ERROR(oldir::models::AddTrainingWithOptions(&model, options));
+  IRM_RETURN_IF_ERROR(oldir::models::AddTraining(&model, options));
   return ResnetPrograms{model.main.Build(), model.startup.Build(), std::move(inference),
                         forward.startup.Build()};
 }

@@ -26,7 +26,7 @@ TEST(Float64ShadowTest, PromotesFloat32VarsAndDtypeAttributesOnly) {
   models::ModelPrograms gpt;
   ASSERT_TRUE(
       models::BuildGpt({.layers = 1, .hidden = 8, .heads = 2, .vocab = 16, .seq = 4}, &gpt).ok());
-  ASSERT_TRUE(models::AddTraining(&gpt, {}).ok());
+  ASSERT_TRUE(models::AddTraining(&gpt, OptimizerOptions{}).ok());
   for (Program program : {gpt.main.Build(), gpt.startup.Build()}) {
     const int fp32 = CountVars(program, proto::VarType::FP32);
     const int int64 = CountVars(program, proto::VarType::INT64);

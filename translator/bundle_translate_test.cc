@@ -213,7 +213,7 @@ Names ShadowOutputs(const newir::Program& program) {
 TEST_F(BundleTranslateTest, MlpSplitIntoJobs) {
   oldir::models::ModelPrograms model;
   ASSERT_TRUE(oldir::models::BuildMlp({}, &model).ok());
-  ASSERT_TRUE(oldir::models::AddTraining(&model, {}).ok());
+  ASSERT_TRUE(oldir::models::AddTraining(&model, oldir::OptimizerOptions{}).ok());
   const oldir::Program main = model.main.Build();
   const oldir::Program startup = model.startup.Build();
   const std::map<std::string, oldir::Program> jobs = {

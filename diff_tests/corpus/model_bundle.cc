@@ -93,7 +93,7 @@ StatusOr<ModelBundle> MakeModelBundle(const ModelRecipe& recipe) {
     IRM_RETURN_IF_ERROR(oldir::models::BuildResnet(recipe.resnet, &model, &metrics));
     training.extra_fetches = {metrics.acc_top1, metrics.acc_topk};
   }
-  IRM_RETURN_IF_ERROR(oldir::models::AddTrainingWithOptions(&model, training));
+  IRM_RETURN_IF_ERROR(oldir::models::AddTraining(&model, training));
 
   ModelBundle made;
   made.loss = model.loss;

@@ -170,7 +170,7 @@ TEST(LrScheduleTest, PiecewiseDecayIsASwitchOfConditionalBlocks) {
   schedule.values = {0.1f, 0.01f, 0.001f};
   TrainingOptions options = Momentum(schedule);
   options.extra_fetches = {metrics.acc_top1, metrics.acc_topk};
-  const Status trained = AddTrainingWithOptions(&model, options);
+  const Status trained = AddTraining(&model, options);
   ASSERT_TRUE(trained.ok()) << trained.ToString();
   const Program main = model.main.Build();
   const Block root = main.root();
@@ -236,7 +236,7 @@ TEST(LrScheduleTest, ExponentialDecayScalesAPowerOfTheStep) {
   LrSchedule schedule;
   schedule.decay = LrDecay::kExponential;
   schedule.staircase = true;
-  const Status trained = AddTrainingWithOptions(&model, Momentum(schedule));
+  const Status trained = AddTraining(&model, Momentum(schedule));
   ASSERT_TRUE(trained.ok()) << trained.ToString();
   const Block root = model.main.Build().root();
   Strings ops;

@@ -10,7 +10,7 @@
 namespace irm::oldir::models {
 namespace {}  // namespace
 
-Status AddTrainingWithOptions(ModelPrograms* model, const TrainingOptions& options) {
+Status AddTraining(ModelPrograms* model, const TrainingOptions& options) {
   BlockBuilder& root = model->main.root();
   for (const std::string& name : options.extra_fetches) {
     if (root.FindLocalVar(name) == nullptr) {
@@ -42,7 +42,7 @@ Status AddTrainingWithOptions(ModelPrograms* model, const TrainingOptions& optio
 Status AddTraining(ModelPrograms* model, const OptimizerOptions& optimizer) {
   TrainingOptions options;
   options.optimizer = optimizer;
-  return AddTrainingWithOptions(model, options);
+  return AddTraining(model, options);
 }
 
 }  // namespace irm::oldir::models

@@ -27,7 +27,7 @@ struct TrainingOptions {
 
 // Fetches the loss (col 0), then `extra_fetches`. Fails if the schedule, the backward pass or the
 // optimizer cannot be built, or an extra fetch is not a var of main's root block.
-Status AddTrainingWithOptions(ModelPrograms* model, const TrainingOptions& options);
+Status AddTraining(ModelPrograms* model, const TrainingOptions& options);
 // The constant learning rate and the loss alone.
 Status AddTraining(ModelPrograms* model, const OptimizerOptions& optimizer);
 

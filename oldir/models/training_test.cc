@@ -109,7 +109,7 @@ TEST(TrainingTest, FailsCleanlyWithoutALoss) {
   ModelPrograms model;
   ASSERT_TRUE(BuildMlp({}, &model).ok());
   model.loss = "no_such_var";
-  const Status status = AddTraining(&model, {});
+  const Status status = AddTraining(&model, OptimizerOptions{});
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("no_such_var"), std::string::npos) << status.ToString();
 }

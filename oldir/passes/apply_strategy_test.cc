@@ -29,7 +29,7 @@ void SmallSgdMlp(ModelPrograms* model) {
   models::MlpConfig config;
   config.depth = 1;
   EXPECT_TRUE(models::BuildMlp(config, model).ok());
-  EXPECT_TRUE(models::AddTraining(model, {}).ok());
+  EXPECT_TRUE(models::AddTraining(model, OptimizerOptions{}).ok());
 }
 
 std::vector<std::string> OpTypes(const Block& block) {

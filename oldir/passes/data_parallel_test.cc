@@ -31,7 +31,7 @@ Serial SerialMlp() {
   config.width = 8;
   config.classes = 3;
   EXPECT_TRUE(models::BuildMlp(config, &model).ok());
-  EXPECT_TRUE(models::AddTraining(&model, {}).ok());
+  EXPECT_TRUE(models::AddTraining(&model, OptimizerOptions{}).ok());
   return {model.startup.Build(), model.main.Build()};
 }
 

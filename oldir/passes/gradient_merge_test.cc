@@ -32,7 +32,7 @@ Programs SmallSgdMlp() {
   models::MlpConfig config;
   config.depth = 1;
   EXPECT_TRUE(models::BuildMlp(config, &model).ok());
-  EXPECT_TRUE(models::AddTraining(&model, {}).ok());
+  EXPECT_TRUE(models::AddTraining(&model, OptimizerOptions{}).ok());
   return {model.main.Build(), model.startup.Build()};
 }
 
