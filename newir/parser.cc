@@ -428,7 +428,8 @@ class Parser {
       IRM_RETURN_IF_ERROR(Define(results[i].first, results[i].second, created->result(i)));
     }
     if (if_form) {
-      c_.SkipSpaces();
+      // 2023 prints put the true branch's `{` on a line of its own (pir_save_load.md's if).
+      c_.SkipWs();
       IRM_RETURN_IF_ERROR(c_.Expect("{", "to open the true branch of pd_op.if"));
       IRM_RETURN_IF_ERROR(ParseBranch(created->region(0).AddBlock()));
       c_.SkipSpaces();

@@ -292,5 +292,24 @@ TEST(PirJsonCompatTest, SpecialFloats) {
   EXPECT_EQ(written.find("null"), std::string::npos);
 }
 
+// `0.get_parameter`, the op's name before PR #59239, reads as builtin.parameter, as the text
+// parser reads `builtin.get_parameter`; it is written back under its current name.
+TEST(PirJsonCompatTest, GetParameterReadsAsParameter) {
+  const std::string doc =
+      R"({"base_code":{"magic":"pir","trainable":true,"version":1},"program":{"regions":[)"
+      R"({"#":"region_0","blocks":[{"#":"block_0","args":[],"ops":[)"
+      R"({"#":"0.get_parameter","A":[{"AT":{"#":"0.a_str","D":"fc_0.w_0"},"N":"parameter_name"}],)"
+      R"("I":[],"O":[{"%":1,"TT":{"#":"0.t_dtensor","D":[{"#":"0.t_f32"},[4,4],"NCHW",[],0]}}]}]}]}]}})";
+  StatusOr<Program> program = ReadPirJson(doc, "get_parameter.json");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  const std::vector<const Operation*> ops = Ops(program->block());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0]->name(), "builtin.parameter");
+  EXPECT_NE(ops[0]->info(), nullptr);
+  EXPECT_EQ(ops[0]->attribute("parameter_name"), Attribute::String("fc_0.w_0"));
+  EXPECT_EQ(WritePirJson(*program).find("get_parameter"), std::string::npos);
+  ExpectRoundTrip(*program);
+}
+
 }  // namespace
 }  // namespace irm::newir

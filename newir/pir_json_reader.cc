@@ -139,8 +139,11 @@ class Reader : public AttrReader {
     if (!dialect) {
       return Err(Sub(ptr, "#"), fmt::format("unknown dialect id {} in '{}'", id, name));
     }
-    return fmt::format("{}.{}", OpNamePrefixOfDialect(*dialect),
-                       std::string_view(name).substr(dot + 1));
+    const std::string_view local = std::string_view(name).substr(dot + 1);
+    // `builtin.get_parameter` was renamed `builtin.parameter` (PR #59239); read as the text
+    // parser reads it, so a file naming the old op loads as the op it became.
+    if (*dialect == "builtin" && local == "get_parameter") return std::string("builtin.parameter");
+    return fmt::format("{}.{}", OpNamePrefixOfDialect(*dialect), local);
   }
 
   Status Parameter(const json& op, const Ptr& ptr, newir::Block& block) {
