@@ -16,6 +16,13 @@ const CudaKernelRegistry& CudaKernelRegistry::Global() {
     Status status = RegisterCudaElementwiseKernels(*r);
     if (status.ok()) status = RegisterCudaReductionKernels(*r);
     if (status.ok()) status = RegisterCudaMatmulKernels(*r);
+    if (status.ok()) status = RegisterCudaActivationKernels(*r);
+    if (status.ok()) status = RegisterCudaRandomKernels(*r);
+    if (status.ok()) status = RegisterCudaOptimizerKernels(*r);
+    if (status.ok()) status = RegisterCudaNormalizationKernels(*r);
+    if (status.ok()) status = RegisterCudaIndexingKernels(*r);
+    if (status.ok()) status = RegisterCudaManipulationKernels(*r);
+    if (status.ok()) status = RegisterCudaCreationKernels(*r);
     if (!status.ok()) {
       // Two kernels under one key: a bug in the tables above, caught by every test.
       fmt::print(stderr, "CUDA kernel registry: {}\n", status.message());
@@ -32,6 +39,12 @@ Status CudaKernelRegistry::Register(const std::string& name, DType dtype, CudaKe
                   fmt::format("gpu kernel {} for {} is registered twice", name, DTypeName(dtype)));
   }
   return Status::Ok();
+}
+
+void CudaKernelRegistry::AllowAbsentInputs(const std::string& name,
+                                           std::initializer_list<size_t> inputs) {
+  uint64_t& bits = absent_allowed_[name];
+  for (size_t i : inputs) bits |= uint64_t{1} << i;
 }
 
 const CudaKernelEntry* CudaKernelRegistry::Find(std::string_view name, DType dtype) const {
@@ -55,7 +68,10 @@ Status CudaKernelRegistry::Run(std::string_view name, DType dtype, CudaKernelCal
     return KernelError(fmt::format("gpu kernel '{}' takes {} to {} inputs, got {}", name,
                                    s.min_inputs, s.max_inputs, n));
   }
+  const auto allowed = absent_allowed_.find(name);
+  const uint64_t may_be_absent = allowed == absent_allowed_.end() ? 0 : allowed->second;
   for (size_t i = 0; i < s.min_inputs; ++i) {
+    if (call.inputs[i] == nullptr && i < 64 && (may_be_absent >> i & 1) != 0) continue;
     if (call.inputs[i] == nullptr || !call.inputs[i]->defined()) {
       return KernelError(fmt::format("gpu kernel '{}': input {} is missing", name, i));
     }
@@ -88,6 +104,70 @@ Status ExpectDType(const DeviceTensor& t, DType dtype, std::string_view name) {
 
 Status LaunchStatus(cudaError_t error, std::string_view kernel) {
   return CudaStatus(error, kernel, "the kernel launch");
+}
+
+Status CheckDType(const DeviceTensor& t, std::string_view name,
+                  std::initializer_list<DType> allowed) {
+  for (DType d : allowed) {
+    if (t.dtype() == d) return Status::Ok();
+  }
+  std::string expected;
+  size_t i = 0;
+  for (DType d : allowed) {
+    if (i > 0) expected += i + 1 == allowed.size() ? " or " : ", ";
+    expected += DTypeName(d);
+    ++i;
+  }
+  return KernelError(fmt::format("{} is {}, expected {}", name, DTypeName(t.dtype()), expected));
+}
+
+Status CheckShape(const DeviceTensor& t, std::string_view name, const std::vector<int64_t>& shape,
+                  std::string_view why) {
+  if (t.shape() == shape) return Status::Ok();
+  return KernelError(fmt::format("{} has shape {}, expected {} ({})", name,
+                                 ShapeToString(t.shape()), ShapeToString(shape), why));
+}
+
+Status CheckPresent(const CudaKernelCall& call, size_t index, std::string_view name) {
+  if (call.has_input(index)) return Status::Ok();
+  return KernelError(fmt::format("input '{}' (operand {}) is missing", name, index));
+}
+
+StatusOr<DeviceTensor> CopyOf(const DeviceTensor& t, std::string_view op) {
+  IRM_ASSIGN_OR_RETURN(DeviceTensor copy, DeviceTensor::Uninitialized(t.dtype(), t.shape(), op));
+  if (t.nbytes() > 0) {
+    IRM_RETURN_IF_ERROR(CudaStatus(
+        cudaMemcpyAsync(copy.raw(), t.raw(), t.nbytes(), cudaMemcpyDeviceToDevice, Stream()), op,
+        "copying on the gpu"));
+  }
+  return copy;
+}
+
+StatusOr<Tensor> HostCopy(const DeviceTensor& t, std::string_view op) { return t.ToHost(op); }
+
+AnyFloat AnyOf(const DeviceTensor* t) {
+  AnyFloat a;
+  if (t == nullptr) return a;
+  a.data = t->raw();
+  StatusOr<Elem> elem = ElemOf(t->dtype());
+  if (elem.ok()) a.elem = *elem;
+  return a;
+}
+
+AnyFloatOut AnyOutOf(DeviceTensor* t) {
+  AnyFloatOut a;
+  if (t == nullptr) return a;
+  a.data = t->raw();
+  StatusOr<Elem> elem = ElemOf(t->dtype());
+  if (elem.ok()) a.elem = *elem;
+  return a;
+}
+
+Status RegisterForDTypes(CudaKernelRegistry& registry, const std::string& name,
+                         std::initializer_list<DType> dtypes, CudaKernelFn fn,
+                         KernelSignature signature) {
+  for (DType dtype : dtypes) IRM_RETURN_IF_ERROR(registry.Register(name, dtype, {fn, signature}));
+  return Status::Ok();
 }
 
 }  // namespace irm::rt::cuda

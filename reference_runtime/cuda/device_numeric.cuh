@@ -154,6 +154,40 @@ cudaError_t DispatchArithmetic(Elem elem, F&& f) {
   }
 }
 
+// launch.h's run-time typed operands: element i converted to MT, and MT stored with one rounding
+// to the output's dtype (16-bit outputs only exist with MT = float).
+template <typename MT>
+__device__ __forceinline__ MT LoadAny(const AnyFloat& a, int64_t i) {
+  switch (a.elem) {
+    case Elem::kFloat16:
+      return static_cast<MT>(__half2float(static_cast<const __half*>(a.data)[i]));
+    case Elem::kBFloat16:
+      return static_cast<MT>(__bfloat162float(static_cast<const __nv_bfloat16*>(a.data)[i]));
+    case Elem::kFloat64:
+      return static_cast<MT>(static_cast<const double*>(a.data)[i]);
+    default:
+      return static_cast<MT>(static_cast<const float*>(a.data)[i]);
+  }
+}
+
+template <typename MT>
+__device__ __forceinline__ void StoreAny(const AnyFloatOut& o, int64_t i, MT v) {
+  switch (o.elem) {
+    case Elem::kFloat16:
+      static_cast<__half*>(o.data)[i] = __float2half_rn(static_cast<float>(v));
+      break;
+    case Elem::kBFloat16:
+      static_cast<__nv_bfloat16*>(o.data)[i] = __float2bfloat16_rn(static_cast<float>(v));
+      break;
+    case Elem::kFloat64:
+      static_cast<double*>(o.data)[i] = static_cast<double>(v);
+      break;
+    default:
+      static_cast<float*>(o.data)[i] = static_cast<float>(v);
+      break;
+  }
+}
+
 inline constexpr int kThreads = 256;
 
 // Blocks for a grid-stride loop over n elements: enough to fill an H200 (132 SMs) several times.

@@ -1,7 +1,8 @@
-// Device code of the elementwise family: broadcasting binary ops and their grads, scale, fill and
-// cast (launch.h describes each launcher). Compiled without fused multiply-add (-fmad=false, see
-// CMakeLists.txt), so that each element rounds as the CPU kernel's does: binary ops and their
-// grads (which sum in increasing output index, as kernels/broadcast.h) give the CPU's bits.
+// Device code of the elementwise family: broadcasting binary ops (maximum too) and their grads,
+// scale, fill and cast (launch.h describes each launcher). Compiled without fused multiply-add
+// (-fmad=false, see CMakeLists.txt), so that each element rounds as the CPU kernel's does: binary
+// ops and their grads (which sum in increasing output index, as kernels/broadcast.h) give the CPU's
+// bits.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -21,6 +22,8 @@ __device__ __forceinline__ C ApplyBinary(C a, C b) {
     return WrapSub(a, b);
   } else if constexpr (kOp == BinaryOp::kMultiply) {
     return WrapMul(a, b);
+  } else if constexpr (kOp == BinaryOp::kMaximum) {
+    return a > b ? a : b;  // kernels/elementwise.cc's Max: a NaN in x gives y
   } else {
     return a / b;  // floating types only (launch.h)
   }
@@ -198,6 +201,8 @@ cudaError_t LaunchBinary(BinaryOp op, Elem elem, int64_t n, const Walk& x_walk, 
         return LaunchBinaryAs<T, BinaryOp::kSubtract>(n, x_walk, y_walk, x, y, out, stream);
       case BinaryOp::kMultiply:
         return LaunchBinaryAs<T, BinaryOp::kMultiply>(n, x_walk, y_walk, x, y, out, stream);
+      case BinaryOp::kMaximum:
+        return LaunchBinaryAs<T, BinaryOp::kMaximum>(n, x_walk, y_walk, x, y, out, stream);
       case BinaryOp::kDivide:
         if constexpr (kIsInteger<T>) {
           return cudaErrorInvalidValue;  // integer divide needs the zero-divisor check (host)
@@ -224,6 +229,8 @@ cudaError_t LaunchBinaryGrad(BinaryOp op, bool self_is_y, Elem elem, const GradP
       IRM_GRAD_CASE(BinaryOp::kSubtract)
       IRM_GRAD_CASE(BinaryOp::kMultiply)
       IRM_GRAD_CASE(BinaryOp::kDivide)
+      case BinaryOp::kMaximum:
+        return cudaErrorInvalidValue;  // no maximum_grad
     }
 #undef IRM_GRAD_CASE
     return cudaErrorInvalidValue;

@@ -1,7 +1,8 @@
-// The CUDA elementwise family, host side: add, subtract, multiply, divide and their grads, scale,
-// full, full_like and cast, with the CPU kernels' names, signatures, attributes, dtypes and errors
-// (kernels/elementwise.cc, kernels/creation.cc, kernels/cast.cc). Integer divide is not on the GPU
-// yet: it needs a device check for zero divisors, which the CPU kernel reports by element.
+// The CUDA elementwise family, host side: add, subtract, multiply, divide, maximum, the grads of
+// the first four, scale, full, full_like and cast, with the CPU kernels' names, signatures,
+// attributes, dtypes and errors (kernels/elementwise.cc, kernels/creation.cc, kernels/cast.cc).
+// Integer divide is not on the GPU yet: it needs a device check for zero divisors, which the CPU
+// kernel reports by element.
 #include <fmt/format.h>
 
 #include <cstring>
@@ -34,6 +35,7 @@ constexpr const char* OpName() {
   if constexpr (kOp == BinaryOp::kAdd) return "add";
   if constexpr (kOp == BinaryOp::kSubtract) return "subtract";
   if constexpr (kOp == BinaryOp::kMultiply) return "multiply";
+  if constexpr (kOp == BinaryOp::kMaximum) return "maximum";
   return "divide";
 }
 
@@ -277,6 +279,8 @@ Status RegisterCudaElementwiseKernels(CudaKernelRegistry& registry) {
       RegisterFor(registry, "multiply", kArithmetic, &RunBinary<BinaryOp::kMultiply>, binary));
   IRM_RETURN_IF_ERROR(
       RegisterFor(registry, "divide", kFloating, &RunBinary<BinaryOp::kDivide>, binary));
+  IRM_RETURN_IF_ERROR(
+      RegisterFor(registry, "maximum", kArithmetic, &RunBinary<BinaryOp::kMaximum>, binary));
   IRM_RETURN_IF_ERROR(
       RegisterFor(registry, "add_grad", kFloating, &RunBinaryGrad<BinaryOp::kAdd>, {3, 3, 2}));
   IRM_RETURN_IF_ERROR(RegisterFor(registry, "subtract_grad", kFloating,

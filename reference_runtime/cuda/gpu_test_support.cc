@@ -5,7 +5,8 @@ namespace irm::rt::cuda::testing {
 
 StatusOr<std::vector<Tensor>> TryRunGpu(const std::string& name, DType dtype,
                                         const std::vector<const Tensor*>& inputs,
-                                        const KernelAttrs& attrs, size_t num_outputs) {
+                                        const KernelAttrs& attrs, size_t num_outputs,
+                                        const KernelContext& context) {
   std::vector<DeviceTensor> device_inputs;
   device_inputs.reserve(inputs.size());
   CudaKernelCall call;
@@ -21,6 +22,7 @@ StatusOr<std::vector<Tensor>> TryRunGpu(const std::string& name, DType dtype,
   std::vector<DeviceTensor> outputs(num_outputs);
   for (DeviceTensor& out : outputs) call.outputs.push_back(&out);
   call.attrs = attrs;
+  call.context = context;
   IRM_RETURN_IF_ERROR(CudaKernelRegistry::Global().Run(name, dtype, call));
   std::vector<Tensor> host;
   for (const DeviceTensor& out : outputs) {
@@ -36,8 +38,9 @@ StatusOr<std::vector<Tensor>> TryRunGpu(const std::string& name, DType dtype,
 
 std::vector<Tensor> RunGpu(const std::string& name, DType dtype,
                            const std::vector<const Tensor*>& inputs, const KernelAttrs& attrs,
-                           size_t num_outputs) {
-  StatusOr<std::vector<Tensor>> result = TryRunGpu(name, dtype, inputs, attrs, num_outputs);
+                           size_t num_outputs, const KernelContext& context) {
+  StatusOr<std::vector<Tensor>> result =
+      TryRunGpu(name, dtype, inputs, attrs, num_outputs, context);
   if (!result.ok()) {
     ADD_FAILURE() << "gpu " << name << " (" << DTypeName(dtype)
                   << "): " << result.status().message();

@@ -22,13 +22,15 @@
 
 namespace irm::rt::cuda::testing {
 
-// Runs `name` on device copies of `inputs` and returns host copies of its outputs.
+// Runs `name` on device copies of `inputs` and returns host copies of its outputs (an output the
+// kernel left unset comes back undefined).
 StatusOr<std::vector<Tensor>> TryRunGpu(const std::string& name, DType dtype,
                                         const std::vector<const Tensor*>& inputs,
-                                        const KernelAttrs& attrs, size_t num_outputs);
+                                        const KernelAttrs& attrs, size_t num_outputs,
+                                        const KernelContext& context = {});
 // The same, failing the current test (and returning empty tensors) on an error.
 std::vector<Tensor> RunGpu(const std::string& name, DType dtype,
                            const std::vector<const Tensor*>& inputs, const KernelAttrs& attrs,
-                           size_t num_outputs);
+                           size_t num_outputs, const KernelContext& context = {});
 
 }  // namespace irm::rt::cuda::testing

@@ -1,4 +1,4 @@
-// matmul on the GPU through cuBLAS, with paddle.matmul's shapes as the CPU kernel
+// matmul and matmul_grad on the GPU through cuBLAS, with paddle.matmul's shapes as the CPU kernel
 // (kernels/matmul.cc): the last two dims are the matrices (transposed when transpose_x /
 // transpose_y), a 1-D x is a row vector and a 1-D y a column vector whose added dim is dropped,
 // and batch dims broadcast.
@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "reference_runtime/cuda/cuda_kernel.h"
@@ -188,11 +189,220 @@ Status RunMatmul(CudaKernelCall& call) {
   return Status::Ok();
 }
 
+// ---- matmul_grad
+// ---------------------------------------------------------------------------------
+
+// Row-major c[m, n] (+)= op(a)[m, k] · op(b)[k, n] for `batches` matrices at the given strides
+// (0: one matrix shared by every batch), as the column-major cᵀ = op(b)ᵀ · op(a)ᵀ. `c_type` is
+// the output's storage type (float32 for a 16-bit grad being accumulated); `accumulate` adds to c
+// (beta = 1) in the float32 or float64 compute type.
+struct RowGemm {
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t stride_a = 0;
+  const void* b = nullptr;
+  int64_t stride_b = 0;
+  void* c = nullptr;
+  int64_t stride_c = 0;
+  int64_t batches = 1;
+  bool accumulate = false;
+};
+
+Status RunRowGemm(cublasHandle_t handle, DType dtype, cudaDataType_t c_type, const RowGemm& g) {
+  const Types types = TypesOf(dtype);
+  const double one64 = 1.0, zero64 = 0.0;
+  const float one32 = 1.0f, zero32 = 0.0f;
+  const bool f64 = dtype == DType::kFloat64;
+  const void* alpha = f64 ? static_cast<const void*>(&one64) : &one32;
+  const void* beta = g.accumulate ? (f64 ? static_cast<const void*>(&one64) : &one32)
+                                  : (f64 ? static_cast<const void*>(&zero64) : &zero32);
+  const int64_t lda = g.trans_a ? g.m : g.k;  // the stored row lengths
+  const int64_t ldb = g.trans_b ? g.k : g.n;
+  return CublasStatus(
+      cublasGemmStridedBatchedEx(
+          handle, g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+          static_cast<int>(g.n), static_cast<int>(g.m), static_cast<int>(g.k), alpha, g.b,
+          types.data, static_cast<int>(ldb), g.stride_b, g.a, types.data, static_cast<int>(lda),
+          g.stride_a, beta, g.c, c_type, static_cast<int>(g.n), g.stride_c,
+          static_cast<int>(g.batches), types.compute, CUBLAS_GEMM_DEFAULT),
+      "cublasGemmStridedBatchedEx");
+}
+
+const std::byte* At(const DeviceTensor& t, int64_t elements) {
+  return static_cast<const std::byte*>(t.raw()) +
+         elements * static_cast<int64_t>(DTypeSize(t.dtype()));
+}
+
+// x, y, out_grad -> x_grad, y_grad, as the CPU kernel (kernels/matmul.cc, Backward):
+//   no transposes:  dx = dout · yᵀ,        dy = xᵀ · dout
+//   transpose_x:    dx = y · doutᵀ,        dy = x · dout
+//   transpose_y:    dx = dout · y,         dy = doutᵀ · x
+//   both:           dx = yᵀ · doutᵀ,       dy = doutᵀ · xᵀ
+// When y is one matrix and x is not transposed, x's batches stack into one [batch * m, k] matrix
+// (one GEMM each, as the CPU). Otherwise one strided-batched GEMM per operand whose batches are
+// all distinct, or, for an operand whose batch dims were broadcast, one GEMM per out batch in
+// increasing order adding into its matrix (beta = 1; 16-bit grads accumulate in float32 and are
+// rounded once at the end, as the CPU's).
+Status RunMatmulGrad(CudaKernelCall& call) {
+  const DeviceTensor& x = call.input(0);
+  const DeviceTensor& y = call.input(1);
+  const DeviceTensor& out_grad = call.input(2);
+  IRM_RETURN_IF_ERROR(ExpectDType(y, x.dtype(), "y"));
+  IRM_RETURN_IF_ERROR(ExpectDType(out_grad, x.dtype(), "out_grad"));
+  IRM_ASSIGN_OR_RETURN(bool transpose_x, call.attrs.GetOr<bool>("transpose_x", false));
+  IRM_ASSIGN_OR_RETURN(bool transpose_y, call.attrs.GetOr<bool>("transpose_y", false));
+  const std::vector<int64_t>& xs = x.shape();
+  const std::vector<int64_t>& ys = y.shape();
+  if (xs.empty()) return KernelError("x is 0-D; matmul needs at least 1 dim");
+  if (ys.empty()) return KernelError("y is 0-D; matmul needs at least 1 dim");
+  const bool x_vector = xs.size() == 1;
+  const bool y_vector = ys.size() == 1;
+  const bool trans_x = transpose_x && !x_vector;
+  const bool trans_y = transpose_y && !y_vector;
+  const int64_t x_rows = x_vector ? 1 : xs[xs.size() - 2], x_cols = xs.back();
+  const int64_t y_rows = y_vector ? ys[0] : ys[ys.size() - 2], y_cols = y_vector ? 1 : ys.back();
+  const int64_t m = trans_x ? x_cols : x_rows;
+  const int64_t kx = trans_x ? x_rows : x_cols;
+  const int64_t ky = trans_y ? y_cols : y_rows;
+  const int64_t n = trans_y ? y_rows : y_cols;
+  if (kx != ky) {
+    return KernelError(fmt::format("x {}{} and y {}{} do not multiply: inner dims {} and {} differ",
+                                   ShapeToString(xs), trans_x ? " (transposed)" : "",
+                                   ShapeToString(ys), trans_y ? " (transposed)" : "", kx, ky));
+  }
+  const int64_t k = kx;
+  const std::vector<int64_t> x_batch(xs.begin(), xs.end() - std::min<ptrdiff_t>(2, xs.size()));
+  const std::vector<int64_t> y_batch(ys.begin(), ys.end() - std::min<ptrdiff_t>(2, ys.size()));
+  StatusOr<std::vector<int64_t>> batch_or = BroadcastShapes(x_batch, y_batch);
+  if (!batch_or.ok()) {
+    return KernelError(fmt::format("x {} and y {}: batch dims {} and {} do not broadcast",
+                                   ShapeToString(xs), ShapeToString(ys), ShapeToString(x_batch),
+                                   ShapeToString(y_batch)));
+  }
+  const std::vector<int64_t> batch = std::move(batch_or).value();
+  std::vector<int64_t> out_shape = batch;
+  if (!x_vector) out_shape.push_back(m);
+  if (!y_vector) out_shape.push_back(n);
+  if (out_grad.shape() != out_shape) {
+    return KernelError(fmt::format("out_grad {} is not matmul's out shape {} for x {} and y {}",
+                                   ShapeToString(out_grad.shape()), ShapeToString(out_shape),
+                                   ShapeToString(xs), ShapeToString(ys)));
+  }
+  const bool want_x = call.wants_output(0), want_y = call.wants_output(1);
+  DeviceTensor dx, dy;
+  if (want_x) {
+    IRM_ASSIGN_OR_RETURN(dx, DeviceTensor::Zeros(x.dtype(), xs, "matmul_grad"));
+  }
+  if (want_y) {
+    IRM_ASSIGN_OR_RETURN(dy, DeviceTensor::Zeros(y.dtype(), ys, "matmul_grad"));
+  }
+  const int64_t batches = Numel(batch);
+  if (batches == 0 || m == 0 || n == 0 || k == 0) {  // empty products: the zeros stand
+    if (want_x) call.SetOutput(0, std::move(dx));
+    if (want_y) call.SetOutput(1, std::move(dy));
+    return Status::Ok();
+  }
+  IRM_ASSIGN_OR_RETURN(cublasHandle_t handle, Handle());
+  const Types types = TypesOf(x.dtype());
+  const int64_t x_size = m * k, y_size = k * n, out_size = m * n;
+  const int64_t x_matrices = Numel(x_batch), y_matrices = Numel(y_batch);
+
+  if (!trans_x && y_matrices == 1 && batches > 1) {  // x stacks (the CPU's StacksX)
+    const int64_t rows = batches * m;
+    if (want_x) {
+      RowGemm g{false, !trans_y, rows, k, n, out_grad.raw(), 0, y.raw(), 0, dx.raw(), 0, 1, false};
+      IRM_RETURN_IF_ERROR(RunRowGemm(handle, x.dtype(), types.data, g));
+    }
+    if (want_y) {
+      RowGemm g = trans_y ? RowGemm{true,    false, n,        k, rows, out_grad.raw(), 0,
+                                    x.raw(), 0,     dy.raw(), 0, 1,    false}
+                          : RowGemm{true,           false, k,        n, rows, x.raw(), 0,
+                                    out_grad.raw(), 0,     dy.raw(), 0, 1,    false};
+      IRM_RETURN_IF_ERROR(RunRowGemm(handle, x.dtype(), types.data, g));
+    }
+    if (want_x) call.SetOutput(0, std::move(dx));
+    if (want_y) call.SetOutput(1, std::move(dy));
+    return Status::Ok();
+  }
+
+  // The batch index of the x and y matrices out batch b reads.
+  const std::vector<int64_t> x_strides = BroadcastStrides(x_batch, batch);
+  const std::vector<int64_t> y_strides = BroadcastStrides(y_batch, batch);
+  auto matrix_of = [&](int64_t b, const std::vector<int64_t>& strides) {
+    int64_t index = 0;
+    for (size_t d = batch.size(); d-- > 0;) {
+      index += (b % batch[d]) * strides[d];
+      b /= batch[d];
+    }
+    return index;
+  };
+  // The product of out batch b for the x grad (which_x) or the y grad, into c.
+  auto product = [&](bool which_x, int64_t b, void* c, int64_t count) {
+    const int64_t xb = matrix_of(b, x_strides), yb = matrix_of(b, y_strides);
+    const void* xm = At(x, xb * x_size);
+    const void* ym = At(y, yb * y_size);
+    const void* g = At(out_grad, b * out_size);
+    // Strides for a strided-batched call over every batch (count > 1): only when each operand is
+    // either per batch or shared.
+    const int64_t sx = x_matrices == 1 ? 0 : x_size, sy = y_matrices == 1 ? 0 : y_size;
+    RowGemm r;
+    if (which_x) {
+      r = trans_x ? RowGemm{trans_y, true, k, m, n, ym, sy, g, out_size, c, x_size, count, false}
+                  : RowGemm{false, !trans_y, m, k, n, g, out_size, ym, sy, c, x_size, count, false};
+    } else {
+      r = trans_y ? RowGemm{true, trans_x, n, k, m, g, out_size, xm, sx, c, y_size, count, false}
+                  : RowGemm{!trans_x, false, k, n, m, xm, sx, g, out_size, c, y_size, count, false};
+    }
+    return r;
+  };
+  const bool uniform =
+      (x_matrices == batches || x_matrices == 1) && (y_matrices == batches || y_matrices == 1);
+  for (int which = 0; which < 2; ++which) {
+    const bool which_x = which == 0;
+    if (which_x ? !want_x : !want_y) continue;
+    DeviceTensor& grad = which_x ? dx : dy;
+    const int64_t matrices = which_x ? x_matrices : y_matrices;
+    const int64_t size = which_x ? x_size : y_size;
+    if (matrices == batches && uniform) {  // every batch its own matrix: one call
+      IRM_RETURN_IF_ERROR(
+          RunRowGemm(handle, x.dtype(), types.data, product(which_x, 0, grad.raw(), batches)));
+      continue;
+    }
+    // Broadcast batches: add each out batch's product into its matrix, in increasing b.
+    const bool half = x.dtype() == DType::kFloat16 || x.dtype() == DType::kBFloat16;
+    DeviceTensor acc;
+    if (half) {
+      IRM_ASSIGN_OR_RETURN(acc, DeviceTensor::Zeros(DType::kFloat32, grad.shape(), "matmul_grad"));
+    }
+    DeviceTensor& target = half ? acc : grad;
+    const size_t item = DTypeSize(target.dtype());
+    std::vector<bool> written(static_cast<size_t>(matrices), false);
+    for (int64_t b = 0; b < batches; ++b) {
+      const int64_t mb = matrix_of(b, which_x ? x_strides : y_strides);
+      RowGemm r = product(which_x, b, static_cast<std::byte*>(target.raw()) + mb * size * item, 1);
+      r.accumulate = written[static_cast<size_t>(mb)];
+      written[static_cast<size_t>(mb)] = true;
+      IRM_RETURN_IF_ERROR(RunRowGemm(handle, x.dtype(), half ? CUDA_R_32F : types.data, r));
+    }
+    if (half) {
+      IRM_ASSIGN_OR_RETURN(Elem elem, ElemOf(x.dtype()));
+      IRM_RETURN_IF_ERROR(LaunchStatus(
+          LaunchCast(Elem::kFloat32, elem, grad.numel(), acc.raw(), grad.raw(), Stream()),
+          "matmul_grad"));
+    }
+  }
+  if (want_x) call.SetOutput(0, std::move(dx));
+  if (want_y) call.SetOutput(1, std::move(dy));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status RegisterCudaMatmulKernels(CudaKernelRegistry& registry) {
   for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
     IRM_RETURN_IF_ERROR(registry.Register("matmul", dtype, {&RunMatmul, {2, 2, 1}}));
+    IRM_RETURN_IF_ERROR(registry.Register("matmul_grad", dtype, {&RunMatmulGrad, {3, 3, 2}}));
   }
   return Status::Ok();
 }

@@ -1,5 +1,5 @@
-// Device code of sum, mean and softmax (launch.h). No atomics: every sum has one fixed order, so
-// that a run gives the same bits as the last one.
+// Device code of sum, mean, squared_l2_norm, their grads and softmax (launch.h). No atomics: every
+// sum has one fixed order, so that a run gives the same bits as the last one.
 //   * A reduction of at most kSequentialCount elements per out element runs one thread per out
 //     element adding them in C order from 0, as the CPU kernel does (kernels/reduction.cc): the
 //     CPU's bits, since this file is compiled without fused multiply-add.
@@ -41,6 +41,16 @@ __device__ __forceinline__ A ToAcc(X v) {
   }
 }
 
+// The term a reduction adds for element v: v, or v * v for squared_l2_norm.
+template <typename X, typename A>
+__device__ __forceinline__ A Term(X v, bool square) {
+  const A a = ToAcc<X, A>(v);
+  if constexpr (std::is_floating_point_v<A>) {
+    if (square) return a * a;
+  }
+  return a;
+}
+
 template <typename Out, typename A>
 __device__ __forceinline__ Out Finish(A sum, bool mean, int64_t count) {
   if constexpr (std::is_floating_point_v<A>) {
@@ -57,7 +67,7 @@ __global__ void SumSequentialKernel(ReducePlanDesc plan, bool mean, const X* x, 
     const int64_t base = WalkOffset(plan.out_walk, o);
     A sum = 0;
     for (int64_t r = 0; r < plan.reduce_count; ++r) {
-      sum = WrapAdd(sum, ToAcc<X, A>(x[base + WalkOffset(plan.reduced_walk, r)]));
+      sum = WrapAdd(sum, Term<X, A>(x[base + WalkOffset(plan.reduced_walk, r)], plan.square));
     }
     out[o] = Finish<Out>(sum, mean, plan.reduce_count);
   }
@@ -75,7 +85,7 @@ __global__ void SumChunkKernel(ReducePlanDesc plan, bool mean, const X* x, Out* 
   const int64_t base = WalkOffset(plan.out_walk, o);
   A sum = 0;
   for (int64_t r = begin + threadIdx.x; r < end; r += kThreads) {
-    sum = WrapAdd(sum, ToAcc<X, A>(x[base + WalkOffset(plan.reduced_walk, r)]));
+    sum = WrapAdd(sum, Term<X, A>(x[base + WalkOffset(plan.reduced_walk, r)], plan.square));
   }
   shared[threadIdx.x] = sum;
   TreeSum(shared);
@@ -158,7 +168,51 @@ __global__ void SoftmaxKernel(int64_t size, int64_t inner, const T* x, T* out) {
   }
 }
 
+template <typename T>
+__global__ void ReduceGradKernel(int64_t n, Walk from, AnyFloat g, bool mean, int64_t count,
+                                 T* dx) {
+  using C = Compute<T>;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += step) {
+    C v = LoadAny<C>(g, WalkOffset(from, i));
+    if (mean) v /= static_cast<C>(count);
+    dx[i] = Store<T>(v);
+  }
+}
+
+template <typename T>
+__global__ void SquaredL2NormGradKernel(int64_t n, const T* x, AnyFloat g, T* dx) {
+  using C = Compute<T>;
+  const C gv = LoadAny<C>(g, 0);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += step) {
+    dx[i] = Store<T>(C{2} * Load(x[i]) * gv);
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchReduceGrad(Elem x_elem, int64_t n, const Walk& from, AnyFloat out_grad, bool mean,
+                             int64_t count, void* x_grad, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  return DispatchFloating(x_elem, [&](auto zero) -> cudaError_t {
+    using T = decltype(zero);
+    ReduceGradKernel<T><<<GridFor(n), kThreads, 0, stream>>>(n, from, out_grad, mean, count,
+                                                             static_cast<T*>(x_grad));
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t LaunchSquaredL2NormGrad(Elem elem, int64_t n, const void* x, AnyFloat out_grad,
+                                    void* x_grad, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  return DispatchFloating(elem, [&](auto zero) -> cudaError_t {
+    using T = decltype(zero);
+    SquaredL2NormGradKernel<T><<<GridFor(n), kThreads, 0, stream>>>(
+        n, static_cast<const T*>(x), out_grad, static_cast<T*>(x_grad));
+    return cudaGetLastError();
+  });
+}
 
 int ReduceSplits(int64_t reduce_count) {
   const int64_t splits = reduce_count / (16 * kThreads * 4);
