@@ -16,6 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include "newir/pd_op_elementwise.h"
+#include "oldir/elementwise_ops.h"
+#include "oldir/grad_makers.h"
 #include "oldir/op_schema.h"
 #include "reference_runtime/kernel.h"
 #include "reference_runtime/legacy_bindings.h"
@@ -122,6 +125,44 @@ TEST(OpTablesTest, DetectionOpsTranslateAndAreBoundOnBothSides) {
     EXPECT_EQ(row->new_op, pd_op);
     EXPECT_NE(rt::FindLegacyBinding(legacy), nullptr);
     EXPECT_NE(rt::PirBindings::Global().Find("pd_op." + std::string(pd_op)), nullptr);
+  }
+}
+
+// The elementwise family's two lists (oldir/elementwise_ops.h, newir/pd_op_elementwise.h) and the
+// translator's rows for it agree: every legacy op (and its grad) translates to an op of the PIR
+// list (and that op's grad), and both sides bind what they list. The lists stay apart (invariant
+// 1); this test only reads them.
+TEST(OpTablesTest, ElementwiseFamiliesAgreeAcrossTheTables) {
+  auto find_pd_op = [](std::string_view name) -> const newir::PdOpElementwiseOp* {
+    for (const newir::PdOpElementwiseOp& op : newir::PdOpElementwiseOps()) {
+      if (op.name == name) return &op;
+    }
+    return nullptr;
+  };
+  const rt::PirBindings& pir = rt::PirBindings::Global();
+  for (const oldir::LegacyElementwiseOp& legacy : oldir::LegacyElementwiseOps()) {
+    SCOPED_TRACE(std::string(legacy.type));
+    const translator::OpCompat* row = translator::FindOpCompat(legacy.type);
+    ASSERT_TRUE(translator::IsTranslatable(row));
+    const newir::PdOpElementwiseOp* pd_op = find_pd_op(row->new_op);
+    ASSERT_NE(pd_op, nullptr) << row->new_op << " is not in newir/pd_op_elementwise.cc's list";
+    ASSERT_NE(rt::FindLegacyBinding(legacy.type), nullptr);
+    EXPECT_EQ(rt::FindLegacyBinding(legacy.type)->kernel, legacy.kernel);
+    EXPECT_NE(pir.Find("pd_op." + std::string(pd_op->name)), nullptr);
+    if (pd_op->inplace) {
+      EXPECT_NE(pir.Find("pd_op." + std::string(pd_op->name) + "_"), nullptr);
+    }
+    EXPECT_NE(oldir::FindOpSchema(legacy.type), nullptr);
+    EXPECT_EQ(legacy.has_grad(), oldir::FindGradRule(legacy.type) != nullptr);
+    EXPECT_EQ(legacy.has_grad(), !pd_op->grad.empty()) << "one side has a grad op, the other not";
+    if (!legacy.has_grad() || pd_op->grad.empty()) continue;
+    const translator::OpCompat* grad_row = translator::FindOpCompat(legacy.grad_type);
+    ASSERT_TRUE(translator::IsTranslatable(grad_row)) << legacy.grad_type;
+    EXPECT_EQ(grad_row->new_op, pd_op->grad);
+    EXPECT_NE(oldir::FindOpSchema(legacy.grad_type), nullptr);
+    ASSERT_NE(rt::FindLegacyBinding(legacy.grad_type), nullptr);
+    EXPECT_EQ(rt::FindLegacyBinding(legacy.grad_type)->kernel, legacy.grad_kernel);
+    EXPECT_NE(pir.Find("pd_op." + std::string(pd_op->grad)), nullptr);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "newir/dialect.h"
 #include "newir/pd_op_catalog.h"
 #include "newir/pd_op_dialect_conv.h"
+#include "newir/pd_op_elementwise.h"
 #include "newir/pd_op_folds.h"
 #include "newir/pd_op_table.h"
 #include "newir/pd_op_verify.h"
@@ -32,31 +33,8 @@ void AddMath(Table& t) {
   t.Add(Op("matmul_grad", "gradient of matmul", {In("x"), In("y"), In("out_grad")},
            {OptOut("x_grad"), OptOut("y_grad")},
            {Bool("transpose_x", false), Bool("transpose_y", false)}));
-  for (const char* name : {"add", "subtract", "multiply", "divide"}) {
-    t.AddWithInplace(
-        Verified(Op(name, std::string("elementwise ") + name, {In("x"), In("y")}, {Out("out")}),
-                 VerifyElementwiseBinaryOp));
-  }
-  // maximum has no in-place form in the yaml; remainder (elementwise_mod) has one.
-  t.Add(Verified(Op("maximum", "elementwise maximum", {In("x"), In("y")}, {Out("out")}),
-                 VerifyElementwiseBinaryOp));
-  t.AddWithInplace(
-      Verified(Op("remainder", "elementwise x mod y", {In("x"), In("y")}, {Out("out")}),
-               VerifyElementwiseBinaryOp));
-  // floor_divide (elementwise_floordiv): ops.yaml floor_divide(Tensor x, Tensor y), inplace x ->
-  // out.
-  t.AddWithInplace(
-      Verified(Op("floor_divide", "elementwise x // y", {In("x"), In("y")}, {Out("out")}),
-               VerifyElementwiseBinaryOp));
-  // backward.yaml: the binary grads keep `axis` (always -1 after translation); divide_grad also
-  // reads `out`.
-  for (const char* name : {"add", "subtract", "multiply"}) {
-    t.Add(Op(std::string(name) + "_grad", std::string("gradient of ") + name,
-             {In("x"), In("y"), In("out_grad")}, {OptOut("x_grad"), OptOut("y_grad")},
-             {I32("axis", -1)}));
-  }
-  t.Add(Op("divide_grad", "gradient of divide", {In("x"), In("y"), In("out"), In("out_grad")},
-           {OptOut("x_grad"), OptOut("y_grad")}, {I32("axis", -1)}));
+  // The elementwise family, from its list (pd_op_elementwise.h).
+  AddElementwise(t);
 
   t.AddWithInplace(Op("relu", "max(x, 0)", {In("x")}, {Out("out")}));
   t.Add(Op("gelu", "Gaussian error linear unit", {In("x")}, {Out("out")},

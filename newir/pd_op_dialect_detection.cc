@@ -1,7 +1,6 @@
 // The detection rows of the `pd_op` dialect, written from Paddle's paddle/phi/ops/yaml/ops.yaml
 // (gather, shape, prod, sigmoid_cross_entropy_with_logits, affine_channel, roi_align,
-// generate_proposals, floor), backward.yaml (their grads), legacy/static_ops.yaml and
-// static_backward.yaml (elementwise_pow and its grad) and inconsistent/static_ops.yaml
+// generate_proposals, floor), backward.yaml (their grads) and inconsistent/static_ops.yaml
 // (anchor_generator): operands and results in yaml order, mutable Scalar / IntArray arguments as
 // operands. Where the yaml gives an attribute no default, the legacy op maker's default is the
 // row's, as in pd_op_dialect_conv.cc.
@@ -47,11 +46,9 @@ std::vector<AttrSpec> RoiAlignAttrs() {
 }  // namespace
 
 void AddDetection(Table& t) {
-  // exponential_decay's ops: elementwise_pow (legacy/static_ops.yaml, no axis in PIR) and floor
-  // (ops.yaml, in place x -> out); floor_grad is zero (backward.yaml: out_grad alone).
-  t.Add(Op("elementwise_pow", "elementwise x ** y", {In("x"), In("y")}, {Out("out")}));
-  t.Add(Op("elementwise_pow_grad", "gradient of elementwise_pow",
-           {In("x"), In("y"), In("out_grad")}, {OptOut("x_grad"), OptOut("y_grad")}));
+  // exponential_decay's floor (ops.yaml, in place x -> out); floor_grad is zero (backward.yaml:
+  // out_grad alone). Its elementwise_pow is a row of the elementwise family
+  // (pd_op_elementwise.h).
   t.AddWithInplace(Op("floor", "elementwise floor", {In("x")}, {Out("out")}));
   t.Add(Op("floor_grad", "gradient of floor (zero)", {In("out_grad")}, {Out("x_grad")}));
 

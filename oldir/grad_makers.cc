@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "oldir/elementwise_ops.h"
+
 namespace irm::oldir {
 
 // ---- GradOp ---------------------------------------------------------------------------------
@@ -495,13 +497,9 @@ std::vector<GradOp> TrilTriuGrad(const GradMakerContext& ctx) {
   return {std::move(op)};
 }
 
-const std::vector<GradRule>& Rules() {
-  static const std::vector<GradRule> rules = {
+std::vector<GradRule> BuildRules() {
+  std::vector<GradRule> rules = {
       {"matmul_v2", BinaryGrad},
-      {"elementwise_add", BinaryGrad},
-      {"elementwise_sub", BinaryGrad},
-      {"elementwise_mul", BinaryGrad},
-      {"elementwise_div", ElementwiseDivGrad},
       {"relu", ActivationDepOutGrad},
       {"tanh", ActivationDepOutGrad},
       {"sigmoid", ActivationDepOutGrad},
@@ -514,7 +512,6 @@ const std::vector<GradRule>& Rules() {
       // mul's grad maker is the generated one of matmul_with_flatten_grad: X, Y, Out@GRAD.
       {"mul", BinaryGrad},
       {"lookup_table_v2", LookupTableV2Grad},
-      {"elementwise_pow", BinaryGrad},
       {"floor", NoDepsGrad},
       {"gather", GatherGrad},
       {"reduce_prod", DepXOutGrad},
@@ -573,6 +570,19 @@ const std::vector<GradRule>& Rules() {
       {"generate_proposals_v2", nullptr},
       {"rpn_target_assign", nullptr},
   };
+  // The elementwise family from its list (elementwise_ops.h): ElementwiseGradOpMaker, which
+  // re-feeds Out where the list says so (ElementwiseDivGradOpMaker); an op without a grad op has
+  // no rule.
+  for (const LegacyElementwiseOp& op : LegacyElementwiseOps()) {
+    if (!op.has_grad()) continue;
+    rules.push_back(
+        {op.type, op.grad_out == ElementwiseGradOut::kRequired ? ElementwiseDivGrad : BinaryGrad});
+  }
+  return rules;
+}
+
+const std::vector<GradRule>& Rules() {
+  static const std::vector<GradRule> rules = BuildRules();
   return rules;
 }
 

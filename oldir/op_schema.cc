@@ -12,6 +12,7 @@
 // gradient flows to), and the forward op's attributes (SetAttrMap copies them all).
 #include "oldir/op_schema.h"
 
+#include "oldir/elementwise_ops.h"
 #include "oldir/schema_era.h"
 
 #include <algorithm>
@@ -74,30 +75,16 @@ void AddMath(std::vector<OpSchema>* t) {
             A("Scale_y", pf::FLOAT), A("Scale_out", pf::FLOAT), A("x_data_format", pf::STRING),
             A("y_data_format", pf::STRING)},
            MkldnnAttrs()});
-  // elementwise_mod / elementwise_floordiv: the gradient-merge step counter (step %= k).
-  for (std::string_view type :
-       {"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
-        "elementwise_max", "elementwise_mod", "elementwise_floordiv", "elementwise_pow"}) {
-    t->push_back({type, {In("X"), In("Y")}, {In("Out")}, elementwise});
-  }
-  // ElementwiseGradOpMaker re-feeds X and Y; the div grad maker also re-feeds Out. X came late
-  // to three of them: the add/sub grad makers (REGISTER_ELEMWISE_GRAD_MAKER, from commit
-  // 595a2c83, 2018-08-01) and the div grad maker fed only Y and Out@GRAD (and Out), until commit
-  // 0e7baabe (2019-11-19, after the 1.6 branch) added X to all three: Paddle 1.0 to 1.6 programs
-  // lack it. Before 2019 mul and div used DefaultGradOpDescMaker, which also fed Out.
-  const Slots add_sub_inputs = {InSince("X", PaddleVersion(1, 7)), In("Y"), In("Out@GRAD")};
-  const Slots mul_inputs = {In("X"), In("Y"), In("Out@GRAD"), Opt("Out")};
-  const Slots div_inputs = {InSince("X", PaddleVersion(1, 7)), In("Y"), In("Out@GRAD"), In("Out")};
-  const Slots pow_inputs = {In("X"), In("Y"), In("Out@GRAD")};
-  const std::pair<std::string_view, const Slots*> grads[] = {
-      {"elementwise_add_grad", &add_sub_inputs},
-      {"elementwise_sub_grad", &add_sub_inputs},
-      {"elementwise_mul_grad", &mul_inputs},
-      {"elementwise_div_grad", &div_inputs},
-      // ElementwisePowOpGradMaker (elementwise_pow_op.cc): X, Y, Out@GRAD.
-      {"elementwise_pow_grad", &pow_inputs}};
-  for (const auto& [type, inputs] : grads) {
-    t->push_back({type, *inputs, {Opt("X@GRAD"), Opt("Y@GRAD")}, elementwise});
+  // The family's rows come from its list (elementwise_ops.h): the forward op, and the grad op
+  // ElementwiseGradOpMaker makes (X — from grad_x_since — Y, Out@GRAD, and Out where the maker
+  // re-feeds it), all with the forward attributes.
+  for (const LegacyElementwiseOp& op : LegacyElementwiseOps()) {
+    t->push_back({op.type, {In("X"), In("Y")}, {In("Out")}, elementwise});
+    if (!op.has_grad()) continue;
+    Slots inputs = {InSince("X", op.grad_x_since), In("Y"), In("Out@GRAD")};
+    if (op.grad_out == ElementwiseGradOut::kDispensable) inputs.push_back(Opt("Out"));
+    if (op.grad_out == ElementwiseGradOut::kRequired) inputs.push_back(In("Out"));
+    t->push_back({op.grad_type, inputs, {Opt("X@GRAD"), Opt("Y@GRAD")}, elementwise});
   }
 
   // scale: ScaleTensor overrides attr scale. Its grad maker emits another scale op.

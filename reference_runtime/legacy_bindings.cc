@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "oldir/elementwise_ops.h"
 #include "reference_runtime/legacy_binding_rows.h"
 
 namespace irm::rt {
@@ -230,52 +231,32 @@ void AddMath(std::vector<LegacyBinding>& t) {
                {One("X@GRAD"), One("Y@GRAD")},
                matmul});
 
-  // elementwise_* (elementwise_op.h): `axis` aligns a lower-rank operand (LegacyBroadcast); the
-  // kernels broadcast numpy-style. elementwise_max/mod/floordiv are phi's maximum, remainder and
-  // floor_divide.
-  const std::pair<std::string_view, std::string_view> binary[] = {
-      {"elementwise_add", "add"},
-      {"elementwise_sub", "subtract"},
-      {"elementwise_mul", "multiply"},
-      {"elementwise_div", "divide"},
-      {"elementwise_max", "maximum"},
-      {"elementwise_mod", "remainder"},
-      {"elementwise_floordiv", "floor_divide"},
-      {"elementwise_pow", "elementwise_pow"}};
-  for (const auto& [type, kernel] : binary) {
-    t.push_back({type,
-                 kernel,
+  // elementwise_* (elementwise_op.h), one row and one grad row per op of the legacy family's list
+  // (oldir/elementwise_ops.h): `axis` aligns a lower-rank operand (LegacyBroadcast); the kernels
+  // broadcast numpy-style. The grads keep pd_op's axis attribute, -1 once the operands are
+  // aligned; divide_grad also reads Out (before Out@GRAD, in the kernel's order).
+  for (const oldir::LegacyElementwiseOp& op : oldir::LegacyElementwiseOps()) {
+    t.push_back({op.type,
+                 op.kernel,
                  {One("X"), One("Y")},
                  {One("Out")},
                  {},
                  {},
                  kFromInput0,
                  LegacyBroadcast::kForward});
-  }
-  // The grads keep pd_op's axis attribute, -1 once the operands are aligned.
-  const std::pair<std::string_view, std::string_view> grads[] = {
-      {"elementwise_add_grad", "add_grad"},
-      {"elementwise_sub_grad", "subtract_grad"},
-      {"elementwise_mul_grad", "multiply_grad"},
-      {"elementwise_pow_grad", "elementwise_pow_grad"}};
-  for (const auto& [type, kernel] : grads) {
-    t.push_back({type,
-                 kernel,
-                 {One("X"), One("Y"), One("Out@GRAD")},
+    if (!op.has_grad()) continue;
+    std::vector<SlotRule> inputs = {One("X"), One("Y")};
+    if (op.grad_out == oldir::ElementwiseGradOut::kRequired) inputs.push_back(One("Out"));
+    inputs.push_back(One("Out@GRAD"));
+    t.push_back({op.grad_type,
+                 op.grad_kernel,
+                 std::move(inputs),
                  {One("X@GRAD"), One("Y@GRAD")},
                  {ConstInt("axis", -1)},
                  {},
                  kFromInput0,
                  LegacyBroadcast::kGrad});
   }
-  t.push_back({"elementwise_div_grad",
-               "divide_grad",
-               {One("X"), One("Y"), One("Out"), One("Out@GRAD")},
-               {One("X@GRAD"), One("Y@GRAD")},
-               {ConstInt("axis", -1)},
-               {},
-               kFromInput0,
-               LegacyBroadcast::kGrad});
 
   // scale (scale_op.cc): ScaleTensor overrides the scale attribute.
   t.push_back({"scale",

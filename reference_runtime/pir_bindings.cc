@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/builtin_registry.h"
+#include "newir/pd_op_elementwise.h"
 
 namespace irm::rt {
 namespace {
@@ -38,23 +39,6 @@ std::vector<Row> KernelRows() {
   // Ops whose operands are all kernel inputs, in operand order, the first one picking the dtype.
   for (const char* op : {"matmul",
                          "matmul_grad",
-                         "add",
-                         "add_",
-                         "subtract",
-                         "subtract_",
-                         "multiply",
-                         "multiply_",
-                         "divide",
-                         "divide_",
-                         "maximum",
-                         "remainder",
-                         "remainder_",
-                         "floor_divide",
-                         "floor_divide_",
-                         "add_grad",
-                         "subtract_grad",
-                         "multiply_grad",
-                         "divide_grad",
                          "relu",
                          "relu_",
                          "gelu",
@@ -112,6 +96,13 @@ std::vector<Row> KernelRows() {
                          "share_data",
                          "share_data_"}) {
     rows.push_back({.op = op});
+  }
+  // The elementwise family, from its list (newir/pd_op_elementwise.h): the op, its in-place
+  // variant and its grad, every operand a kernel input, the kernel of the op's name.
+  for (const newir::PdOpElementwiseOp& op : newir::PdOpElementwiseOps()) {
+    rows.push_back({.op = std::string(op.name)});
+    if (op.inplace) rows.push_back({.op = std::string(op.name) + "_"});
+    if (!op.grad.empty()) rows.push_back({.op = std::string(op.grad)});
   }
 
   // The table key of the kernel is the data's dtype: the weight for embedding (x holds ids), the
@@ -196,16 +187,15 @@ std::vector<Row> KernelRows() {
   rows.push_back(
       {.op = "batch_norm_", .inplace = {{"mean", "mean_out"}, {"variance", "variance_out"}}});
 
-  // The exponential LR decay's ops and the detection ops (kernels/elementwise.cc, reduction.cc,
+  // The exponential LR decay's floor and the detection ops (kernels/elementwise.cc, reduction.cc,
   // indexing.cc, detection.cc). gather's axis is an int Scalar, prod's an IntArray;
   // smooth_l1_loss_grad's first operands are optional, so diff picks its dtype; anchor_generator's
   // float[] attributes stay floats whatever their values.
-  for (const char* op :
-       {"elementwise_pow", "elementwise_pow_grad", "floor", "floor_", "floor_grad", "shape",
-        "smooth_l1_loss", "sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits_",
-        "sigmoid_cross_entropy_with_logits_grad", "affine_channel", "affine_channel_",
-        "affine_channel_grad", "roi_align", "roi_align_grad", "generate_proposals",
-        "rpn_target_assign"}) {
+  for (const char* op : {"floor", "floor_", "floor_grad", "shape", "smooth_l1_loss",
+                         "sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits_",
+                         "sigmoid_cross_entropy_with_logits_grad", "affine_channel",
+                         "affine_channel_", "affine_channel_grad", "roi_align", "roi_align_grad",
+                         "generate_proposals", "rpn_target_assign"}) {
     rows.push_back({.op = op});
   }
   for (const char* op : {"gather", "gather_grad"}) {

@@ -1,9 +1,11 @@
-// Grads of the broadcasting binary ops (add, subtract, multiply, divide): in float64 against
+// Grads of the broadcasting binary ops (add, subtract, multiply, divide, elementwise_pow; a table,
+// one row per grad kernel): in float64 against
 // central finite differences of sum(w * f(x, y)); in every floating dtype against the float64
 // formula summed back by a naive reference; float32 bit for bit against a float32 sum taken in
 // increasing output index (the documented order); outputs nobody wants; every error message.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -41,10 +43,12 @@ const std::vector<BroadcastCase> kCases = {
 const std::vector<DType> kFloating = {DType::kFloat32, DType::kFloat64, DType::kFloat16,
                                       DType::kBFloat16};
 
-// The op and its partial derivatives in float64.
+// The op, its partial derivatives in float64 and the range x is drawn from (one row per grad
+// kernel of the family).
 struct GradOp {
   std::string name;
   std::function<double(double, double)> f, dfdx, dfdy;
+  double x_low = -1, x_high = 1;
 };
 const std::vector<GradOp> kOps = {
     {"add", [](double a, double b) { return a + b; }, [](double, double) { return 1.0; },
@@ -55,6 +59,10 @@ const std::vector<GradOp> kOps = {
      [](double a, double) { return a; }},
     {"divide", [](double a, double b) { return a / b; }, [](double, double b) { return 1 / b; },
      [](double a, double b) { return -a / (b * b); }},
+    // PowGradDX / PowGradDY (impl/elementwise_grad_kernel_impl.h); a positive base for log(x).
+    {"elementwise_pow", [](double a, double b) { return std::pow(a, b); },
+     [](double a, double b) { return b * std::pow(a, b - 1); },
+     [](double a, double b) { return std::log(a) * std::pow(a, b); }, 0.5, 2},
 };
 
 std::string Where(const std::string& op, DType dtype, const BroadcastCase& c) {
@@ -83,7 +91,7 @@ TEST(ElementwiseGradTest, Float64GradsMatchFiniteDifferences) {
   uint64_t seed = 1;
   for (const GradOp& op : kOps) {
     for (const BroadcastCase& c : kCases) {
-      const Tensor x = RandomTensor(DType::kFloat64, c.x, ++seed);
+      const Tensor x = RandomTensor(DType::kFloat64, c.x, ++seed, op.x_low, op.x_high);
       const Tensor y = op.name == "divide" ? Divisor(DType::kFloat64, c.y, ++seed)
                                            : RandomTensor(DType::kFloat64, c.y, ++seed);
       const Tensor w = RandomTensor(DType::kFloat64, c.out, ++seed);
@@ -112,7 +120,7 @@ TEST(ElementwiseGradTest, EveryFloatingDTypeMatchesTheFloat64Formula) {
   for (const GradOp& op : kOps) {
     for (DType dtype : kFloating) {
       for (const BroadcastCase& c : kCases) {
-        const Tensor x = RandomTensor(dtype, c.x, ++seed);
+        const Tensor x = RandomTensor(dtype, c.x, ++seed, op.x_low, op.x_high);
         const Tensor y =
             op.name == "divide" ? Divisor(dtype, c.y, ++seed) : RandomTensor(dtype, c.y, ++seed);
         const Tensor w = RandomTensor(dtype, c.out, ++seed);

@@ -1,8 +1,9 @@
 // Elementwise forward kernels against float64 references written here (naive broadcasting by
 // multi-index), for every registered dtype and broadcast shapes with size-1 and missing dims:
-// the arithmetic binary ops, comparisons and logic, increment and scale; then Paddle's edge
-// semantics (remainder's sign, floor_divide's rounding, maximum with NaN, float equal's tolerance
-// and not_equal as its negation, integer wrap-around) and every error message.
+// the arithmetic binary ops (a table, one row per kernel), comparisons and logic, increment and
+// scale; then Paddle's edge semantics (remainder's sign, floor_divide's rounding, maximum with NaN,
+// float equal's tolerance and not_equal as its negation, integer wrap-around) and every error
+// message.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -70,10 +71,13 @@ double PyMod(double a, double b) {
   return r;
 }
 
+// One row per broadcasting binary kernel: its float64 reference and the range its operands are
+// drawn from (a new kernel of the family is one row here).
 struct BinaryOp {
   std::string name;
   std::function<double(double, double)> f;
   std::function<double(double, double)> f_int;  // integers, when they differ
+  double x_low = -20, x_high = 20, y_low = -20, y_high = 20;
 };
 
 const std::vector<BinaryOp> kBinaryOps = {
@@ -87,6 +91,10 @@ const std::vector<BinaryOp> kBinaryOps = {
     {"floor_divide", [](double a, double b) { return std::floor(a / b); }, nullptr},
     {"maximum", [](double a, double b) { return a > b ? a : b; }, nullptr},
     {"remainder", PyMod, nullptr},
+    // phi's ElementwisePowFunctor: integers take the rounded double power. A positive base and a
+    // small exponent keep every dtype's result finite and in range.
+    {"elementwise_pow", [](double a, double b) { return std::pow(a, b); },
+     [](double a, double b) { return std::nearbyint(std::pow(a, b)); }, 1, 5, 0, 4},
 };
 
 TEST(ElementwiseTest, BinaryOpsMatchFloat64ForEveryDTypeAndBroadcast) {
@@ -95,8 +103,8 @@ TEST(ElementwiseTest, BinaryOpsMatchFloat64ForEveryDTypeAndBroadcast) {
     const bool divides = op.name == "divide" || op.name == "floor_divide" || op.name == "remainder";
     for (DType dtype : kArithmetic) {
       for (const BroadcastCase& c : kCases) {
-        const Tensor x = RandomTensor(dtype, c.x, ++seed, -20, 20);
-        Tensor y = RandomTensor(dtype, c.y, ++seed, -20, 20);
+        const Tensor x = RandomTensor(dtype, c.x, ++seed, op.x_low, op.x_high);
+        Tensor y = RandomTensor(dtype, c.y, ++seed, op.y_low, op.y_high);
         if (divides) y = NonZero(y);
         const auto& f = IsFloatingDType(dtype) || !op.f_int ? op.f : op.f_int;
         const std::vector<double> expected =
