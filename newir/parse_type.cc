@@ -4,10 +4,13 @@
 // dtype as one 2024 version printed it), `pd_op.tensor<…>` (2023), `pd_op.tensor_array<f32>`,
 // `pd_op.selectedrows<…>`, `vec[…]`, and `pd_dist.tensor<…>` with or without process_ids. Our own
 // lossless extensions (printer.h) read too: a non-default layout, `, lod:[[…]]`, `, offset:N`,
-// tensor-array dims, `, local_dims:[…]` and mesh `,dim_names:[…]`.
+// tensor-array dims, `, local_dims:[…]` and mesh `,dim_names:[…]`. Sparse tensors read as Paddle
+// prints COO ones, `pd_op.sparsecootensor<2x3xf32>`, plus our `pd_op.sparsecsrtensor<…>` and the
+// parts Paddle leaves out (text_print.h SparsePartDefault).
 #include <fmt/format.h>
 
 #include "newir/parse_values.h"
+#include "newir/text_print.h"
 
 namespace irm::newir {
 namespace {
@@ -140,6 +143,56 @@ StatusOr<Placement> ParsePlacement(TextCursor& c) {
       name));
 }
 
+// `, label:<dense tensor type>` when present; `part` keeps its default otherwise.
+Status ParseSparsePart(TextCursor& c, std::string_view label, Type& part) {
+  if (!c.Consume(fmt::format(", {}:", label))) return Status::Ok();
+  const size_t at = c.pos();
+  IRM_ASSIGN_OR_RETURN(part, ParseTypeAt(c));
+  if (part.kind() != TypeKind::kDenseTensor) {
+    return c.ErrorAt(at, fmt::format("sparse tensor {} type must be a dense tensor, not '{}'",
+                                     label, part.ToString()));
+  }
+  return Status::Ok();
+}
+
+// The body of `pd_op.sparsecootensor<…>` / `pd_op.sparsecsrtensor<…>` after the `<`.
+StatusOr<Type> ParseSparseBody(TextCursor& c, size_t start, bool coo) {
+  std::vector<int64_t> dims;
+  Type dtype;
+  IRM_RETURN_IF_ERROR(ParseShapeAndDtype(c, dims, dtype));
+  IRM_ASSIGN_OR_RETURN(DataLayout layout, ParseOptionalLayout(c));
+  const Type fallback = SparsePartDefault(dtype, dims);
+  Type indices_or_crows = fallback, cols = fallback, elements = fallback;
+  std::vector<int64_t> non_zero_dims = dims;
+  bool coalesced = false;
+  if (coo) {
+    if (c.Consume(", non_zero_dims:")) {
+      IRM_ASSIGN_OR_RETURN(non_zero_dims, c.ParseIntList("in non_zero_dims"));
+    }
+    IRM_RETURN_IF_ERROR(ParseSparsePart(c, "indices", indices_or_crows));
+  } else {
+    IRM_RETURN_IF_ERROR(ParseSparsePart(c, "crows", indices_or_crows));
+    IRM_RETURN_IF_ERROR(ParseSparsePart(c, "cols", cols));
+  }
+  IRM_RETURN_IF_ERROR(ParseSparsePart(c, "elements", elements));
+  if (coo && c.Consume(", coalesced:")) {
+    if (c.Consume("true")) {
+      coalesced = true;
+    } else if (!c.Consume("false")) {
+      return c.Expected("true or false", "after 'coalesced:'");
+    }
+  }
+  const char* name = coo ? "pd_op.sparsecootensor" : "pd_op.sparsecsrtensor";
+  IRM_RETURN_IF_ERROR(c.Expect(">", fmt::format("to close '{}' type", name)));
+  StatusOr<Type> t =
+      coo ? Type::SparseCooTensor(dtype, std::move(dims), std::move(non_zero_dims), layout,
+                                  std::move(indices_or_crows), std::move(elements), coalesced)
+          : Type::SparseCsrTensor(dtype, std::move(dims), layout, std::move(indices_or_crows),
+                                  std::move(cols), std::move(elements));
+  if (!t.ok()) return c.ErrorAt(start, t.status().message());
+  return t;
+}
+
 StatusOr<Type> ParseTypeInner(TextCursor& c) {
   const size_t start = c.pos();
   if (c.Consume("<<NULL TYPE>>")) return Type();
@@ -157,6 +210,17 @@ StatusOr<Type> ParseTypeInner(TextCursor& c) {
       }
     }
     return Type::Vector(std::move(elements));
+  }
+  if (name == "pd_op.sparsecootensor" || name == "pd_op.sparsecsrtensor") {
+    IRM_RETURN_IF_ERROR(c.Expect("<", fmt::format("after '{}'", name)));
+    return ParseSparseBody(c, start, name == "pd_op.sparsecootensor");
+  }
+  if (name == "pd_op.") {
+    // Paddle (op_dialect.cc PrintTypeImpl) prints a sparse CSR type as the bare dialect prefix.
+    c.set_pos(start);
+    return c.Error(
+        "'pd_op.' is how Paddle prints a sparse CSR tensor type, without its dtype or dims; the "
+        "type cannot be recovered from the text: read the program's JSON form instead");
   }
   const bool dense = name == "tensor" || name == "builtin.tensor" || name == "pd_op.tensor";
   const bool array = name == "pd_op.tensor_array";

@@ -739,8 +739,8 @@ TEST(ParserErrorTest, BadTypeExtensions) {
             "bad.pir:2:48: error: expected a lod offset, found '-1'");
   EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> tensor<2xf32 NCWH>\n}", options),
             "bad.pir:2:39: error: unknown data layout 'NCWH'");
-  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> pd_op.sparsecootensor<2xf32>\n}", options),
-            "bad.pir:2:26: error: unsupported type 'pd_op.sparsecootensor'");
+  EXPECT_EQ(ErrorOf("{\n() = \"t.x\" () {} : () -> pd_op.sparsecsctensor<2xf32>\n}", options),
+            "bad.pir:2:26: error: unsupported type 'pd_op.sparsecsctensor'");
 }
 
 TEST(ParserErrorTest, BadBlockExtensions) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "newir/parse_values.h"
@@ -136,6 +137,16 @@ class CatalogReader {
     IRM_RETURN_IF_ERROR(ReadSlots(op.info.results, false));
     IRM_RETURN_IF_ERROR(c_.Expect("|", "after the results"));
     IRM_RETURN_IF_ERROR(ReadAttributes(op.info.attributes));
+    if (c_.Consume("|")) {
+      IRM_RETURN_IF_ERROR(ReadKinds(op.operand_kinds, ">"));
+      IRM_RETURN_IF_ERROR(c_.Expect(">", "after the operand kinds"));
+      const size_t at = c_.pos();
+      IRM_RETURN_IF_ERROR(ReadKinds(op.result_kinds, "\n"));
+      if (op.operand_kinds.size() > op.info.operands.size() ||
+          op.result_kinds.size() != op.info.results.size()) {
+        return c_.ErrorAt(at, "the tensor kinds do not match the operands and results");
+      }
+    }
     if (!c_.AtEnd() && !c_.Consume("\n")) return c_.Expected("the end of the line", "");
     return op;
   }
@@ -169,13 +180,32 @@ class CatalogReader {
     return Status::Ok();
   }
 
+  // `coo,dense` up to `end`; empty when `end` comes at once.
+  Status ReadKinds(std::vector<CatalogTensorKind>& kinds, std::string_view end) {
+    if (c_.AtEnd() || c_.Peek() == end[0]) return Status::Ok();
+    while (true) {
+      const size_t at = c_.pos();
+      const std::string_view word = Field(std::string(",") + std::string(end));
+      if (word == "dense") {
+        kinds.push_back(CatalogTensorKind::kDense);
+      } else if (word == "coo") {
+        kinds.push_back(CatalogTensorKind::kSparseCoo);
+      } else if (word == "csr") {
+        kinds.push_back(CatalogTensorKind::kSparseCsr);
+      } else {
+        return c_.ErrorAt(at, fmt::format("unknown tensor kind '{}' (dense, coo or csr)", word));
+      }
+      if (!c_.Consume(",")) return Status::Ok();
+    }
+  }
+
   Status ReadAttributes(std::vector<AttrSpec>& attrs) {
-    while (c_.Peek() != '\n' && !c_.AtEnd()) {
+    while (c_.Peek() != '\n' && c_.Peek() != '|' && !c_.AtEnd()) {
       const std::string_view name = c_.LexIdent();
       if (name.empty()) return c_.Expected("an attribute name", "");
       IRM_RETURN_IF_ERROR(c_.Expect(":", "after the attribute name"));
       const size_t kind_at = c_.pos();
-      const std::string_view code = Field("=;");
+      const std::string_view code = Field("=;|");
       const auto* kind = std::find_if(std::begin(kKindCodes), std::end(kKindCodes),
                                       [code](const KindCode& k) { return k.code == code; });
       if (kind == std::end(kKindCodes)) {
@@ -268,6 +298,16 @@ Status RegisterPdOpCatalog(OpRegistry& registry, std::vector<std::string>* skipp
     IRM_RETURN_IF_ERROR(registry.Register(op.info));
   }
   return Status::Ok();
+}
+
+const CatalogOp* FindPdOpCatalogOp(std::string_view op_name) {
+  static const auto* const kByName = [] {
+    auto* by_name = new std::unordered_map<std::string_view, const CatalogOp*>();
+    for (const CatalogOp& op : PdOpCatalog()) by_name->emplace(op.info.name, &op);
+    return by_name;
+  }();
+  auto it = kByName->find(op_name);
+  return it != kByName->end() ? it->second : nullptr;
 }
 
 bool IsPdOpCatalogOnly(std::string_view op_name) {

@@ -5,7 +5,7 @@
 // not: those are the ops ir-migrate executes, with verifier and fold hooks; the catalog's are
 // verified by signature alone (operand and result counts and shapes, attribute kinds).
 //
-// One line per op: `FLAGS NAME|OPERANDS|RESULTS|ATTRIBUTES`.
+// One line per op: `FLAGS NAME|OPERANDS|RESULTS|ATTRIBUTES[|KINDS]`.
 //  * FLAGS: the category (F forward, B backward, U fused, S sparse, I in place), then E when
 //    the op has Paddle's SideEffectTrait.
 //  * NAME: without `pd_op.`; sparse ops end in `_sp` (`sp_` when in place), as op_gen.py names
@@ -17,6 +17,9 @@
 //    text form, read with the kind) or `name:kind=?` (a default the text form cannot say). Kinds:
 //    b i32 i64 f32 f64 str dt pl lo ia; sf32 sf64 si32 si64 (a Scalar: any kind, untyped values
 //    read as the named one); ai32 ai64 af32 af64 ab astr asc (arrays of that element kind).
+//  * KINDS (sparse ops only): the tensor kind of each tensor operand (not the `#`/`$` ones), `>`,
+//    then each result's: `dense`, `coo` or `csr` (`add_coo_dense_sp` has `coo,dense>coo`), from
+//    its kernel function's dispatch, which Paddle's generated VerifySig checks.
 #pragma once
 
 #include <string>
@@ -35,9 +38,15 @@ inline constexpr CatalogCategory kCatalogCategories[] = {
 // "forward", "backward", "fused", "sparse", "inplace": the manifest's words.
 std::string_view CatalogCategoryName(CatalogCategory category);
 
+// The tensor kind of a slot in a kernel dispatch: Paddle's dense, sparse_coo, sparse_csr.
+enum class CatalogTensorKind { kDense, kSparseCoo, kSparseCsr };
+
 struct CatalogOp {
   CatalogCategory category = CatalogCategory::kForward;
   OpInfo info = {};
+  // KINDS; empty when the line has none (every op but the sparse ones).
+  std::vector<CatalogTensorKind> operand_kinds = {};
+  std::vector<CatalogTensorKind> result_kinds = {};
 };
 
 // The text of the catalog compiled in (pd_op_catalog.inc), and its header comment.
@@ -57,6 +66,9 @@ Status RegisterPdOpCatalog(OpRegistry& registry, std::vector<std::string>* skipp
 
 // The names (`pd_op.x`) of the pd_op dialect's hand-written rows (pd_op_dialect.cc).
 const std::vector<std::string>& PdOpHandRowNames();
+
+// The compiled-in catalog's entry for `op_name` (`pd_op.x`), or null.
+const CatalogOp* FindPdOpCatalogOp(std::string_view op_name);
 
 // Whether `op_name` is a catalog op that no hand-written row registers: an op ir-migrate reads,
 // verifies and writes but does not execute (no kernel binding, no translator rule).

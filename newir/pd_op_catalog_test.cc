@@ -280,10 +280,34 @@ Attribute ValueOfKind(AttrKind kind) {
   }
 }
 
-// An op of `info` built from its signature alone: a data op for each plain operand, a combine
-// of two for a vector, a full_int_array for a mutable IntArray, nothing for an optional one;
-// every attribute with its default, or a value of its kind.
+// The 2-element tensor type of `kind` (a sparse op's slot kind, pd_op_catalog.h KINDS).
+Type TensorOfKind(CatalogTensorKind kind) {
+  switch (kind) {
+    case CatalogTensorKind::kSparseCoo:
+      return *Type::SparseCooTensor(Type::F32(), {2}, {2}, DataLayout::kNCHW, F32({2}), F32({2}));
+    case CatalogTensorKind::kSparseCsr:
+      return *Type::SparseCsrTensor(Type::F32(), {2}, DataLayout::kNCHW, F32({2}), F32({2}),
+                                    F32({2}));
+    case CatalogTensorKind::kDense:
+      break;
+  }
+  return F32({2});
+}
+
+// An op of `info` built from its signature alone: a data op for each plain operand (turned into
+// a sparse tensor by dense_to_coo_sp / dense_to_csr_sp where the op's KINDS ask for one), a
+// combine of two for a vector, a full_int_array for a mutable IntArray, nothing for an optional
+// one; every attribute with its default, or a value of its kind.
 void BuildFromSignature(const OpInfo& info, Builder& b, int& inputs) {
+  static const std::vector<CatalogTensorKind> kNoKinds;
+  const CatalogOp* entry = FindPdOpCatalogOp(info.name);
+  const std::vector<CatalogTensorKind>& operand_kinds =
+      entry != nullptr ? entry->operand_kinds : kNoKinds;
+  const std::vector<CatalogTensorKind>& result_kinds =
+      entry != nullptr ? entry->result_kinds : kNoKinds;
+  auto kind_at = [](const std::vector<CatalogTensorKind>& kinds, size_t i) {
+    return i < kinds.size() ? kinds[i] : CatalogTensorKind::kDense;
+  };
   auto data = [&b, &inputs](Type type) {
     const std::string name = "in" + std::to_string(inputs++);
     return b
@@ -311,12 +335,22 @@ void BuildFromSignature(const OpInfo& info, Builder& b, int& inputs) {
       operands.push_back(
           b.Create("builtin.combine", {a, c}, {Type::Vector({F32({2}), F32({2})})})->result(0));
     } else {
-      operands.push_back(data(F32({2})));
+      Value* dense = data(F32({2}));
+      const CatalogTensorKind kind = kind_at(operand_kinds, operands.size());
+      if (kind == CatalogTensorKind::kSparseCoo) {
+        dense = b.Create("pd_op.dense_to_coo_sp", {dense}, {TensorOfKind(kind)},
+                         {{"sparse_dim", Attribute::Int64(1)}})
+                    ->result(0);
+      } else if (kind == CatalogTensorKind::kSparseCsr) {
+        dense = b.Create("pd_op.dense_to_csr_sp", {dense}, {TensorOfKind(kind)})->result(0);
+      }
+      operands.push_back(dense);
     }
   }
   std::vector<Type> results;
   for (const ResultSpec& r : info.results) {
-    results.push_back(r.variadic ? Type::Vector({F32({2}), F32({2})}) : F32({2}));
+    const CatalogTensorKind kind = kind_at(result_kinds, results.size());
+    results.push_back(r.variadic ? Type::Vector({F32({2}), F32({2})}) : TensorOfKind(kind));
   }
   AttributeMap attrs;
   for (const AttrSpec& a : info.attributes) {

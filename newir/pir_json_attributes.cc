@@ -152,6 +152,31 @@ void WriteType(JsonOut& out, const Type& type) {
       out.EndArray();
       out.EndObject();
       return;
+    case TypeKind::kSparseCooTensor:
+      BeginData(out, "1.t_sparse_coo_tensor");
+      out.BeginArray();
+      WriteType(out, type.dtype());
+      WriteInts(out, type.dims());
+      WriteInts(out, type.non_zero_dims());
+      out.String(DataLayoutName(type.layout()));
+      WriteType(out, type.non_zero_indices());
+      WriteType(out, type.non_zero_elements());
+      if (type.coalesced()) out.Bool(true);  // our extension; ReadType says why
+      out.EndArray();
+      out.EndObject();
+      return;
+    case TypeKind::kSparseCsrTensor:
+      BeginData(out, "1.t_sparse_csr_tensor");
+      out.BeginArray();
+      WriteType(out, type.dtype());
+      WriteInts(out, type.dims());
+      out.String(DataLayoutName(type.layout()));
+      WriteType(out, type.non_zero_crows());
+      WriteType(out, type.non_zero_cols());
+      WriteType(out, type.non_zero_elements());
+      out.EndArray();
+      out.EndObject();
+      return;
     default:
       WriteNull(out);
       return;
@@ -351,6 +376,47 @@ StatusOr<Type> AttrReader::ReadType(const json& j, const Ptr& ptr) const {
     IRM_ASSIGN_OR_RETURN(std::vector<int64_t> dims, Ints((*data)[1], Sub(d, 1)));
     IRM_ASSIGN_OR_RETURN(DataLayout layout, Layout((*data)[2], Sub(d, 2)));
     return Type::DenseTensorArray(dtype, std::move(dims), layout);
+  }
+  if (dialect == "pd_op" && (local == "t_sparse_coo_tensor" || local == "t_sparse_csr_tensor")) {
+    // Paddle's serialize_utils.h / deserialize_utils.h: COO is [dtype, dims, non_zero_dims,
+    // layout, indices, elements], CSR [dtype, dims, layout, crows, cols, elements], the parts as
+    // dense tensor types. Paddle does not write COO's `coalesced`; we append it as a seventh
+    // element when it is true (Paddle's reader reads the first six and ignores it).
+    const bool coo = local == "t_sparse_coo_tensor";
+    const json* raw = Find(j, "D");
+    const bool with_coalesced = coo && raw != nullptr && raw->is_array() && raw->size() == 7;
+    IRM_ASSIGN_OR_RETURN(const json* data,
+                         coo ? Data(j, ptr, full, with_coalesced ? 7 : 6,
+                                    "dtype, dims, non_zero_dims, layout, indices, elements")
+                             : Data(j, ptr, full, 6, "dtype, dims, layout, crows, cols, elements"));
+    IRM_ASSIGN_OR_RETURN(Type dtype, Dtype((*data)[0], Sub(d, 0)));
+    IRM_ASSIGN_OR_RETURN(std::vector<int64_t> dims, Ints((*data)[1], Sub(d, 1)));
+    std::vector<int64_t> non_zero_dims;
+    size_t next = 2;
+    if (coo) {
+      IRM_ASSIGN_OR_RETURN(non_zero_dims, Ints((*data)[2], Sub(d, 2)));
+      next = 3;
+    }
+    IRM_ASSIGN_OR_RETURN(DataLayout layout, Layout((*data)[next], Sub(d, next)));
+    std::vector<Type> parts;
+    for (size_t i = next + 1; i < 6; ++i) {
+      IRM_ASSIGN_OR_RETURN(Type part, ReadType((*data)[i], Sub(d, i)));
+      if (part.kind() != TypeKind::kDenseTensor) {
+        return Err(Sub(d, i), "a sparse tensor part must be a 0.t_dtensor type");
+      }
+      parts.push_back(std::move(part));
+    }
+    bool coalesced = false;
+    if (with_coalesced) {
+      IRM_RETURN_IF_ERROR(Expect((*data)[6], Sub(d, 6), json::value_t::boolean));
+      coalesced = (*data)[6].get<bool>();
+    }
+    StatusOr<Type> t =
+        coo ? Type::SparseCooTensor(dtype, std::move(dims), std::move(non_zero_dims), layout,
+                                    parts[0], parts[1], coalesced)
+            : Type::SparseCsrTensor(dtype, std::move(dims), layout, parts[0], parts[1], parts[2]);
+    if (!t.ok()) return Err(ptr, t.status().message());
+    return std::move(t).value();
   }
   if (dialect == "pd_dist" && local == "t_dist_dtensor") {
     IRM_ASSIGN_OR_RETURN(const json* data,

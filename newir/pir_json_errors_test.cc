@@ -194,8 +194,8 @@ TEST(PirJsonErrorsTest, UnknownTypesAndAttributes) {
   // A known name under the wrong dialect.
   EXPECT_EQ(ReadError(TypeDoc(R"({"#":"1.t_dtensor","D":[]})")),
             kType + "/#: error: unknown type '1.t_dtensor'");
-  EXPECT_EQ(ReadError(TypeDoc(R"({"#":"1.t_sparse_coo_tensor","D":[]})")),
-            kType + "/#: error: unknown type '1.t_sparse_coo_tensor'");
+  EXPECT_EQ(ReadError(TypeDoc(R"({"#":"0.t_sparse_coo_tensor","D":[]})")),
+            kType + "/#: error: unknown type '0.t_sparse_coo_tensor'");
   EXPECT_EQ(ReadError(AttrDoc(R"({"#":"0.a_c64","D":[1.0,2.0]})")),
             kAttr + "/#: error: unknown attribute '0.a_c64'");
   EXPECT_EQ(ReadError(AttrDoc(R"({"#":"4.a_intarray","D":[]})")),

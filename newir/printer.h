@@ -25,7 +25,9 @@
 //    `tensor<2x3xf32>` (current), `pd_op.tensor_array<f32>`, `pd_op.selectedrows<10x20xf32>`,
 //    `pd_dist.tensor<8x8xf32, mesh_shape:[2],process_ids:[0,1],dims_mappings:[0,-1]>` followed by
 //    `, partial(0,SUM),partial(1,AVG)` and `, placements:[Shard(dim=0), Replicate()]` when set
-//    (paddle/fluid/pir/dialect/distributed/ir/dist_dialect.cc, phi's placement_types.h).
+//    (paddle/fluid/pir/dialect/distributed/ir/dist_dialect.cc, phi's placement_types.h);
+//    `pd_op.sparsecootensor<4x4xf32>` as Paddle prints it and `pd_op.sparsecsrtensor<4x4xf32>`,
+//    each followed by the parts that differ from text_print.h's SparsePartDefault.
 //  * Attributes, typed: `true`, `(Int32)0`, `(Int64)0`, `(Float)0.5`, `(Double)1`, `"s"`
 //    (escaping `"` and `\`), `[a,b]`, a type, `(pd_op.IntArray)[1,2]`,
 //    `(pd_op.DataType)float32`, `(pd_op.Place)Place(cpu)`, `(pd_op.DataLayout)NCHW`; current:

@@ -60,6 +60,30 @@ std::string LocalDimsText(const Type& type) {
   return fmt::format(", local_dims:[{}]", fmt::join(type.local_dims(), ","));
 }
 
+// The parts of a sparse tensor type that Paddle's print leaves out (op_dialect.cc PrintTypeImpl
+// writes only dims and dtype), each written when it differs from its default (SparsePartDefault):
+// `, non_zero_dims:[…]`, `, indices:T`, `, crows:T`, `, cols:T`, `, elements:T`,
+// `, coalesced:true`.
+std::string SparsePartsText(const Type& type, TypeStyle style) {
+  const Type fallback = SparsePartDefault(type.dtype(), type.dims());
+  std::string out;
+  auto part = [&](const char* label, const Type& t) {
+    if (t != fallback) out += fmt::format(", {}:{}", label, PrintType(t, style));
+  };
+  if (type.kind() == TypeKind::kSparseCooTensor) {
+    if (type.non_zero_dims() != type.dims()) {
+      out += fmt::format(", non_zero_dims:[{}]", fmt::join(type.non_zero_dims(), ","));
+    }
+    part("indices", type.non_zero_indices());
+  } else {
+    part("crows", type.non_zero_crows());
+    part("cols", type.non_zero_cols());
+  }
+  part("elements", type.non_zero_elements());
+  if (type.coalesced()) out += ", coalesced:true";
+  return out;
+}
+
 // A double Scalar always shows that it is one (`2.0`, not `2`): the parser tells a Scalar's
 // alternative from the text of its value.
 std::string ScalarValueText(const ScalarValue& s, TypeStyle style) {
@@ -93,6 +117,10 @@ std::string OperationDistText(const OperationDistAttr& op, TypeStyle style) {
 }
 
 }  // namespace
+
+Type SparsePartDefault(const Type& dtype, const std::vector<int64_t>& dims) {
+  return Type::DenseTensor(dtype, dims);
+}
 
 std::string FloatText(float v) { return FloatTextOf(v); }
 std::string FloatText(double v) { return FloatTextOf(v); }
@@ -169,6 +197,13 @@ std::string PrintType(const Type& type, TypeStyle style) {
       return fmt::format("pd_dist.tensor<{}, {}{}{}>", ShapeText(type, style),
                          TensorDistText(*type.dist_attr()), LoDAndOffsetText(type),
                          LocalDimsText(type));
+    case TypeKind::kSparseCooTensor:
+      return fmt::format("pd_op.sparsecootensor<{}{}>", ShapeText(type, style),
+                         SparsePartsText(type, style));
+    case TypeKind::kSparseCsrTensor:
+      // Paddle prints a CSR type as a bare `pd_op.`; the name is ours, made like the COO one.
+      return fmt::format("pd_op.sparsecsrtensor<{}{}>", ShapeText(type, style),
+                         SparsePartsText(type, style));
     default:
       return ScalarTypeName(type.kind());
   }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "newir/dist_attr.h"
+#include "newir/types.h"
 
 namespace irm::newir {
 
@@ -23,5 +24,13 @@ std::string PlacementText(const Placement& placement);
 // ProcessMeshText, `,dims_mappings:[0,-1]`, then `, partial(0,SUM),partial(1,AVG)` and
 // `, placements:[Shard(dim=0), Replicate()]` when set.
 std::string TensorDistText(const TensorDistAttr& dist);
+
+// A sparse tensor type's part (indices, crows, cols, elements) that Paddle's text form leaves out,
+// as Paddle's program translator fills it (paddle/fluid/ir_adaptor/translator/type_translator.cc,
+// HandleSparseCooTensor): the NCHW dense tensor of the sparse tensor's dtype and dims. COO
+// non_zero_dims default to the dims and coalesced to false, from the same place. The printer
+// writes a part only when it differs, so Paddle's `pd_op.sparsecootensor<2x3xf32>` reads back to
+// the type the translator makes, and every other sparse type round-trips.
+Type SparsePartDefault(const Type& dtype, const std::vector<int64_t>& dims);
 
 }  // namespace irm::newir

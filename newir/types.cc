@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -25,6 +27,10 @@ struct TypeStorage {
   std::vector<Type> elements;
   std::optional<TensorDistAttr> dist;
   std::vector<int64_t> local_dims;
+  // Sparse tensors: COO non_zero_dims, indices, elements, coalesced; CSR crows, cols, elements.
+  std::vector<int64_t> non_zero_dims;
+  Type part0, part1, part2;
+  bool coalesced = false;
   size_t hash = 0;
 };
 
@@ -56,7 +62,12 @@ size_t FinishHash(size_t h, const TypeStorage& s) {
   for (const Type& e : s.elements) h = HashCombine(h, e.Hash());
   h = HashCombine(h, s.elements.size());
   if (s.dist) h = HashCombine(h, s.dist->Hash());
-  return HashRange(h, s.local_dims);
+  h = HashRange(h, s.local_dims);
+  h = HashRange(h, s.non_zero_dims);
+  h = HashCombine(h, s.part0.Hash());
+  h = HashCombine(h, s.part1.Hash());
+  h = HashCombine(h, s.part2.Hash());
+  return HashCombine(h, static_cast<size_t>(s.coalesced));
 }
 
 size_t ComputeHash(const TypeStorage& s) {
@@ -273,8 +284,69 @@ StatusOr<Type> Type::DistDenseTensor(Type dense, TensorDistAttr dist,
   return Type(std::move(s));
 }
 
+namespace {
+
+// Why a sparse tensor type cannot be made from these parts, or empty when it can.
+std::string SparsePartsProblem(const Type& dtype,
+                               std::initializer_list<std::pair<const char*, const Type*>> parts) {
+  if (!dtype.IsScalar()) {
+    return fmt::format("sparse tensor element type '{}' is not a scalar type", dtype.ToString());
+  }
+  for (const auto& part : parts) {
+    if (part.second->kind() != TypeKind::kDenseTensor) {
+      return fmt::format("sparse tensor {} type '{}' is not a dense tensor", part.first,
+                         part.second->ToString());
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+StatusOr<Type> Type::SparseCooTensor(Type dtype, std::vector<int64_t> dims,
+                                     std::vector<int64_t> non_zero_dims, DataLayout layout,
+                                     Type non_zero_indices, Type non_zero_elements,
+                                     bool coalesced) {
+  std::string problem = SparsePartsProblem(
+      dtype, {{"non_zero_indices", &non_zero_indices}, {"non_zero_elements", &non_zero_elements}});
+  if (!problem.empty()) return Status(StatusCode::kInvalid, Location{}, std::move(problem));
+  auto s = std::make_shared<TypeStorage>();
+  s->kind = TypeKind::kSparseCooTensor;
+  s->dtype = std::move(dtype);
+  s->dims = std::move(dims);
+  s->non_zero_dims = std::move(non_zero_dims);
+  s->layout = layout;
+  s->part0 = std::move(non_zero_indices);
+  s->part2 = std::move(non_zero_elements);
+  s->coalesced = coalesced;
+  s->hash = ComputeHash(*s);
+  return Type(std::move(s));
+}
+
+StatusOr<Type> Type::SparseCsrTensor(Type dtype, std::vector<int64_t> dims, DataLayout layout,
+                                     Type non_zero_crows, Type non_zero_cols,
+                                     Type non_zero_elements) {
+  std::string problem = SparsePartsProblem(dtype, {{"non_zero_crows", &non_zero_crows},
+                                                   {"non_zero_cols", &non_zero_cols},
+                                                   {"non_zero_elements", &non_zero_elements}});
+  if (!problem.empty()) return Status(StatusCode::kInvalid, Location{}, std::move(problem));
+  auto s = std::make_shared<TypeStorage>();
+  s->kind = TypeKind::kSparseCsrTensor;
+  s->dtype = std::move(dtype);
+  s->dims = std::move(dims);
+  s->layout = layout;
+  s->part0 = std::move(non_zero_crows);
+  s->part1 = std::move(non_zero_cols);
+  s->part2 = std::move(non_zero_elements);
+  s->hash = ComputeHash(*s);
+  return Type(std::move(s));
+}
+
 TypeKind Type::kind() const { return storage_ ? storage_->kind : TypeKind::kNull; }
 bool Type::IsScalar() const { return IsScalarKind(kind()); }
+bool Type::IsSparse() const {
+  return kind() == TypeKind::kSparseCooTensor || kind() == TypeKind::kSparseCsrTensor;
+}
 bool Type::IsFloat() const {
   switch (kind()) {
     case TypeKind::kBF16:
@@ -331,6 +403,21 @@ const std::vector<int64_t>& Type::local_dims() const {
   return storage_ ? storage_->local_dims : kNoDims;
 }
 
+const std::vector<int64_t>& Type::non_zero_dims() const {
+  return storage_ ? storage_->non_zero_dims : kNoDims;
+}
+Type Type::non_zero_indices() const {
+  return kind() == TypeKind::kSparseCooTensor ? storage_->part0 : Type();
+}
+bool Type::coalesced() const { return storage_ && storage_->coalesced; }
+Type Type::non_zero_crows() const {
+  return kind() == TypeKind::kSparseCsrTensor ? storage_->part0 : Type();
+}
+Type Type::non_zero_cols() const {
+  return kind() == TypeKind::kSparseCsrTensor ? storage_->part1 : Type();
+}
+Type Type::non_zero_elements() const { return storage_ ? storage_->part2 : Type(); }
+
 size_t Type::Hash() const { return storage_ ? storage_->hash : 0; }
 
 bool Type::operator==(const Type& other) const {
@@ -340,7 +427,9 @@ bool Type::operator==(const Type& other) const {
   const TypeStorage& b = *other.storage_;
   return a.hash == b.hash && a.kind == b.kind && a.dtype == b.dtype && a.dims == b.dims &&
          a.layout == b.layout && a.lod == b.lod && a.offset == b.offset &&
-         a.elements == b.elements && a.dist == b.dist && a.local_dims == b.local_dims;
+         a.elements == b.elements && a.dist == b.dist && a.local_dims == b.local_dims &&
+         a.non_zero_dims == b.non_zero_dims && a.part0 == b.part0 && a.part1 == b.part1 &&
+         a.part2 == b.part2 && a.coalesced == b.coalesced;
 }
 
 std::string Type::ToString(TypeStyle style) const { return PrintType(*this, style); }

@@ -1,7 +1,8 @@
 // Types of the new IR (Paddle PIR): builtin scalar element types, dense tensors, vectors, tensor
-// arrays, selected rows and distributed dense tensors. A Type is an immutable value object: a
-// cheap handle to shared storage, compared structurally (==) with a cached hash, so two Types built
-// from the same parts are equal wherever they were made. The default-constructed Type is null.
+// arrays, selected rows, distributed dense tensors and sparse (COO, CSR) tensors. A Type is an
+// immutable value object: a cheap handle to shared storage, compared structurally (==) with a
+// cached hash, so two Types built from the same parts are equal wherever they were made. The
+// default-constructed Type is null.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,8 @@ enum class TypeKind {
   kDenseTensorArray,
   kSelectedRows,
   kDistDenseTensor,
+  kSparseCooTensor,
+  kSparseCsrTensor,
 };
 
 // phi::DataLayout; the names are how Paddle prints them ("Undefined(AnyLayout)" for kUndefined).
@@ -115,12 +118,25 @@ class Type {
   static StatusOr<Type> DistDenseTensor(Type dense, TensorDistAttr dist,
                                         std::optional<std::vector<int64_t>> local_dims = {});
 
+  // Paddle's sparse tensor types (paddle/fluid/pir/dialect/operator/ir/op_type.h): a COO tensor
+  // is dtype, dims, non_zero_dims, layout, the dense types of its indices and elements, and
+  // `coalesced`; a CSR tensor is dtype, dims, layout and the dense types of its crows, cols and
+  // elements. Fails when dtype is not a scalar or a part is not a dense tensor.
+  static StatusOr<Type> SparseCooTensor(Type dtype, std::vector<int64_t> dims,
+                                        std::vector<int64_t> non_zero_dims, DataLayout layout,
+                                        Type non_zero_indices, Type non_zero_elements,
+                                        bool coalesced = false);
+  static StatusOr<Type> SparseCsrTensor(Type dtype, std::vector<int64_t> dims, DataLayout layout,
+                                        Type non_zero_crows, Type non_zero_cols,
+                                        Type non_zero_elements);
+
   TypeKind kind() const;
   bool IsNull() const { return storage_ == nullptr; }
   explicit operator bool() const { return storage_ != nullptr; }
   bool IsScalar() const;
   bool IsFloat() const;    // bf16 f16 f32 f64 f8*
   bool IsInteger() const;  // i8 u8 i16 i32 i64 index
+  bool IsSparse() const;   // sparse COO or CSR tensor
 
   // Dense tensor, tensor array, selected rows and dist tensor (global dims) accessors; a dist
   // tensor answers for its dense type. Empty/default for other kinds.
@@ -135,6 +151,14 @@ class Type {
   Type dense() const;
   const TensorDistAttr* dist_attr() const;  // null for other kinds
   const std::vector<int64_t>& local_dims() const;
+  // Sparse tensor parts (dtype, dims and layout come from the accessors above); null/empty/false
+  // for other kinds and for the parts the other sparse kind does not have.
+  const std::vector<int64_t>& non_zero_dims() const;  // COO
+  Type non_zero_indices() const;                      // COO
+  bool coalesced() const;                             // COO
+  Type non_zero_crows() const;                        // CSR
+  Type non_zero_cols() const;                         // CSR
+  Type non_zero_elements() const;                     // COO and CSR
 
   size_t Hash() const;
   bool operator==(const Type& other) const;
@@ -142,7 +166,8 @@ class Type {
 
   // The text form, printer.h's PrintType: `builtin.tensor<2x3xf32>`, `vec[f32,i64]`,
   // `pd_op.tensor_array<f32>`, `pd_op.selectedrows<10x20xf32>`,
-  // `pd_dist.tensor<8x8xf32, mesh_shape:[2],...>`, `<<NULL TYPE>>` for null.
+  // `pd_dist.tensor<8x8xf32, mesh_shape:[2],...>`, `pd_op.sparsecootensor<4x4xf32>`,
+  // `pd_op.sparsecsrtensor<4x4xf32>`, `<<NULL TYPE>>` for null.
   std::string ToString(TypeStyle style = TypeStyle::kTyped) const;
 
  private:

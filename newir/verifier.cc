@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "newir/block.h"
+#include "newir/pd_op_catalog.h"
 #include "newir/verify_dist.h"
 
 namespace irm::newir {
@@ -34,6 +35,41 @@ template <typename Spec>
 const Spec* SpecAt(const std::vector<Spec>& specs, size_t i) {
   if (!specs.empty() && specs.back().any_count && i + 1 >= specs.size()) return &specs.back();
   return i < specs.size() ? &specs[i] : nullptr;
+}
+
+// The catalog entry of a sparse op with tensor kinds (pd_op_catalog.h KINDS), or null. Paddle's
+// generated VerifySig checks each tensor slot against its kernel's dispatch (op_gen.py
+// parse_input_type_dict / parse_output_type_dict, op_verify_gen.py INPUT_TYPE_CHECK_TEMPLATE):
+// `pd_op.abs_coo_sp` fed a dense tensor fails there, and here.
+const CatalogOp* SparseCatalogOp(const Operation& op) {
+  const std::string& name = op.name();
+  if (!name.ends_with("_sp") && !name.ends_with("sp_")) return nullptr;
+  const CatalogOp* entry = FindPdOpCatalogOp(name);
+  return entry != nullptr && (!entry->operand_kinds.empty() || !entry->result_kinds.empty())
+             ? entry
+             : nullptr;
+}
+
+// Why `type` (or, for a vector, an element) is not of `kind`, or "" when it is.
+std::string TensorKindMismatch(const Type& type, CatalogTensorKind kind) {
+  if (type.kind() == TypeKind::kVector) {
+    for (const Type& e : type.elements()) {
+      std::string problem = TensorKindMismatch(e, kind);
+      if (!problem.empty()) return problem;
+    }
+    return {};
+  }
+  struct Want {
+    TypeKind type_kind;
+    const char* what;
+  };
+  const Want want = kind == CatalogTensorKind::kSparseCoo
+                        ? Want{TypeKind::kSparseCooTensor, "a sparse COO tensor"}
+                    : kind == CatalogTensorKind::kSparseCsr
+                        ? Want{TypeKind::kSparseCsrTensor, "a sparse CSR tensor"}
+                        : Want{TypeKind::kDenseTensor, "a dense tensor"};
+  if (type.IsNull() || type.kind() == want.type_kind) return {};
+  return fmt::format("must be {} (the op's kernel dispatch), found {}", want.what, type.ToString());
 }
 
 // "has 3 operands but pd_op.matmul expects 2 (x, y)", or "" when the count fits.
@@ -238,6 +274,7 @@ class Verifier {
           CountMismatch(op.num_operands(), info->operands, "operand", "operands", info->name);
       if (!count.empty()) Report(op, index, count);
     }
+    const CatalogOp* sparse = info != nullptr ? SparseCatalogOp(op) : nullptr;
     for (size_t i = 0; i < op.num_operands(); ++i) {
       const Value* v = op.operand(i);
       const OperandSpec* spec = info != nullptr ? SpecAt(info->operands, i) : nullptr;
@@ -267,6 +304,10 @@ class Verifier {
                            "builtin.slice or builtin.split)",
                            label(), t.ToString()));
       }
+      if (sparse != nullptr && i < sparse->operand_kinds.size()) {
+        std::string problem = TensorKindMismatch(t, sparse->operand_kinds[i]);
+        if (!problem.empty()) Report(op, index, fmt::format("{} {}", label(), problem));
+      }
     }
   }
 
@@ -274,6 +315,7 @@ class Verifier {
     std::string count =
         CountMismatch(op.num_results(), info.results, "result", "results", info.name);
     if (!count.empty()) Report(op, index, count);
+    const CatalogOp* sparse = SparseCatalogOp(op);
     for (size_t i = 0; i < op.num_results(); ++i) {
       const Type& t = op.result(i)->type();
       const ResultSpec* spec = SpecAt(info.results, i);
@@ -291,6 +333,10 @@ class Verifier {
         Report(
             op, index,
             fmt::format("{} must be a single value, found the vector {}", label(), t.ToString()));
+      }
+      if (sparse != nullptr && i < sparse->result_kinds.size()) {
+        std::string problem = TensorKindMismatch(t, sparse->result_kinds[i]);
+        if (!problem.empty()) Report(op, index, fmt::format("{} {}", label(), problem));
       }
       if (t.kind() != TypeKind::kDistDenseTensor && t.kind() != TypeKind::kVector) continue;
       std::vector<std::string> problems;
