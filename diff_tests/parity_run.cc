@@ -94,6 +94,7 @@ StatusOr<SideRun> RunSide(const ExecutorFactory& main, const ExecutorFactory& st
   rt::ExecutorOptions eo;
   eo.gemm = options.gemm;
   eo.seed = options.seed;
+  eo.kernels = options.kernels;
   eo.observer = recorder.observer();
   rt::OpObserver both;
   if (chrome != nullptr) {
@@ -291,6 +292,7 @@ StatusOr<ParityResult> RunParity(const ParityPrograms& programs, const ParityOpt
       rt::ExecutorOptions eo;
       eo.gemm = options.gemm;
       eo.seed = options.seed;
+      eo.kernels = options.kernels;
       report.isolation = IsolateNewOp(*suspect, inputs, outputs, options.tier, eo);
     }
   }

@@ -40,6 +40,9 @@ struct ParityOptions {
   int64_t batch_size = 4;
   Tier tier = Tier::kExact;
   rt::GemmMode gemm = rt::GemmMode::kBlas;
+  // The kernels both sides run on (`--device gpu`: reference_runtime/cuda/gpu_kernel_registry.h),
+  // the isolated re-execution too; null: the CPU's (KernelRegistry::Global()).
+  const rt::KernelRegistry* kernels = nullptr;
   // Outputs kept in full on both sides (glob patterns), besides what the tier needs.
   std::vector<std::string> keep;
   bool isolate = true;

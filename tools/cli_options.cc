@@ -3,6 +3,10 @@
 
 #include <cstdint>
 
+#ifdef IRM_HAVE_CUDA
+#include "reference_runtime/cuda/gpu_kernel_registry.h"
+#endif
+
 namespace irm::tools {
 
 CLI::Option* AddFormatOption(CLI::App* app, const std::string& name,
@@ -44,6 +48,37 @@ void AddOptimizerOptions(CLI::App* app, oldir::OptimizerOptions* o) {
   app->add_option_function<float>(
       "--clip-norm", [o](float norm) { o->clip_global_norm = norm; },
       "Clip gradients by their global norm (ClipGradByGlobalNorm)");
+}
+
+void AddDeviceOption(CLI::App* app, RunDevice* target) {
+  AddNamedOption(
+      app, "--device", target, {"cpu", "gpu"},
+      [](std::string_view name) -> std::optional<RunDevice> {
+        if (name == "cpu") return RunDevice::kCpu;
+        if (name == "gpu") return RunDevice::kGpu;
+        return std::nullopt;
+      },
+      "Where the kernels run: cpu (default) or gpu (CUDA; each op's tensors are copied to the "
+      "device and back; an op without a GPU kernel is an error naming it)");
+}
+
+StatusOr<const rt::KernelRegistry*> KernelsFor(RunDevice device,
+                                               std::unique_ptr<rt::KernelRegistry>* holder) {
+  if (device == RunDevice::kCpu) return nullptr;
+#ifdef IRM_HAVE_CUDA
+  StatusOr<std::unique_ptr<rt::KernelRegistry>> gpu = rt::cuda::MakeGpuKernelRegistry();
+  if (!gpu.ok()) {
+    return Status(gpu.status().code(), Location{},
+                  fmt::format("--device gpu: {}", gpu.status().message()));
+  }
+  *holder = std::move(gpu).value();
+  return holder->get();
+#else
+  (void)holder;
+  return Status(StatusCode::kInternal, Location{},
+                "--device gpu: no GPU can be used: this build has no CUDA backend (configure "
+                "with IRM_WITH_CUDA=ON where the CUDA toolkit is installed)");
+#endif
 }
 
 }  // namespace irm::tools

@@ -6,11 +6,14 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "oldir/optimizer.h"
+#include "reference_runtime/kernel.h"
 #include "tools/ir_format.h"
 
 namespace irm::tools {
@@ -41,5 +44,18 @@ void AddOptimizerOptions(CLI::App* app, oldir::OptimizerOptions* o);
 // "Value 0 not in range 2.225074e-308 to 1.797693e+308"; this one says what is wanted. Shown in
 // --help as INT:POSITIVE (min 1) or INT:NONNEGATIVE (min 0).
 CLI::Validator AtLeast(int min);
+
+// Where the kernels of a run execute (run, parity): the executors and their binding tables are the
+// same either way; only the kernel registry changes.
+enum class RunDevice { kCpu, kGpu };
+
+// --device cpu|gpu (default cpu).
+void AddDeviceOption(CLI::App* app, RunDevice* target);
+
+// The kernels of `device` for ExecutorOptions::kernels: null for the CPU (the executors' default);
+// for the GPU the host-staged GPU registry (reference_runtime/cuda/gpu_kernel_registry.h), owned
+// by `holder`. kInternal (exit 3) where no GPU can be used or the build has no CUDA backend.
+StatusOr<const rt::KernelRegistry*> KernelsFor(RunDevice device,
+                                               std::unique_ptr<rt::KernelRegistry>* holder);
 
 }  // namespace irm::tools

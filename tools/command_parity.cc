@@ -8,11 +8,14 @@
 // either run is a runtime failure with what every rank was waiting for. A distributed bundle
 // against its serial one-rank bundle (serial_parity.h) runs both, and compares the losses and the
 // parameters and optimizer state reassembled from the ranks, in the reordered or noise-floor tier.
+// --device gpu runs both sides of a program file on the host-staged GPU kernel registry
+// (tools/cli_options.h, KernelsFor).
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -292,7 +295,11 @@ int RunSerialParityCommand(const ParityCommand& command, const std::string& seri
   return Emit(command, *result, out, err);
 }
 
-int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err) {
+namespace {
+
+// RunParity with both sides' kernels from `kernels` (null: the CPU's).
+int RunParityOn(const ParityCommand& command, const rt::KernelRegistry* kernels, std::ostream& out,
+                std::ostream& err) {
   if (!command.serial.empty()) {
     return RunSerialParityCommand(command, command.serial,
                                   command.tier.value_or(diff::Tier::kReordered), command.p2p, out,
@@ -361,6 +368,7 @@ int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err
   options.batch_size = command.batch_size;
   options.tier = command.tier.value_or(diff::Tier::kExact);
   options.gemm = command.gemm;
+  options.kernels = kernels;
   options.keep = command.dump_names;
   options.chrome_trace = !command.trace.empty();
   if (ProgressOnTerminal(err)) {
@@ -374,8 +382,34 @@ int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err
   return Emit(command, *result, out, err);
 }
 
+int RunParityOnDevice(const ParityCommand& command, RunDevice device, std::ostream& out,
+                      std::ostream& err) {
+  std::error_code ec;
+  if (device == RunDevice::kGpu &&
+      (!command.serial.empty() || std::filesystem::is_directory(command.legacy, ec))) {
+    // The bundle and serial drivers (bundle_parity.h, serial_parity.h) take no kernel registry yet.
+    return FailInput(Status(StatusCode::kUnimplemented, Location::File(command.legacy),
+                            "--device gpu compares one program file for now; a bundle's parity "
+                            "runs on the cpu"),
+                     err);
+  }
+  // Before anything is read: without a GPU, --device gpu is a runtime failure (exit 3).
+  std::unique_ptr<rt::KernelRegistry> gpu_kernels;
+  StatusOr<const rt::KernelRegistry*> kernels = KernelsFor(device, &gpu_kernels);
+  if (!kernels.ok()) return FailRun(kernels.status(), err);
+  return RunParityOn(command, *kernels, out, err);
+}
+
+}  // namespace
+
+int RunParity(const ParityCommand& command, std::ostream& out, std::ostream& err) {
+  return RunParityOnDevice(command, RunDevice::kCpu, out, err);
+}
+
 RegisteredCommand AddParityCommand(CLI::App& parent) {
   auto command = std::make_shared<ParityCommand>();
+  // Beside the command (ParityCommand has no device field yet).
+  auto device = std::make_shared<RunDevice>(RunDevice::kCpu);
   ParityCommand& parity = *command;
   CLI::App* parity_app = parent.add_subcommand(
       "parity",
@@ -434,8 +468,9 @@ RegisteredCommand AddParityCommand(CLI::App& parent) {
         return std::nullopt;
       },
       "Matrix products by OpenBLAS (blas, default) or by fixed-order loops (reference)");
-  return {parity_app, [command](std::ostream& out, std::ostream& err) {
-            return RunParity(*command, out, err);
+  AddDeviceOption(parity_app, device.get());
+  return {parity_app, [command, device](std::ostream& out, std::ostream& err) {
+            return RunParityOnDevice(*command, *device, out, err);
           }};
 }
 

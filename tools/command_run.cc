@@ -7,13 +7,15 @@
 // (one line per tensor: dtype, shape, a few values, min/max/mean and a hash of the bytes, so two
 // runs can be compared at a glance), or JSON; optionally saves every persistable var afterwards as
 // a .pdiparams file (sorted by name, as Paddle's save_combine). A failure exits with the same code
-// for one rank (--rank) as for all (--ranks).
+// for one rank (--rank) as for all (--ranks). --device gpu runs the same executors on the
+// host-staged GPU kernel registry (tools/cli_options.h, KernelsFor).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -118,17 +120,21 @@ class StepPrinter {
 
   void Finish(const RunCommand& command, const std::string& program, bool new_ir, uint64_t seed) {
     if (!json_) return;
-    out_ << nlohmann::json{{"program", program},
-                           {"ir", new_ir ? "pir" : "legacy"},
-                           {"gemm", rt::GemmModeName(command.gemm)},
-                           {"seed", seed},
-                           {"steps", json_steps_}}
-                .dump(2)
-         << "\n";
+    nlohmann::json summary = {{"program", program},
+                              {"ir", new_ir ? "pir" : "legacy"},
+                              {"gemm", rt::GemmModeName(command.gemm)},
+                              {"seed", seed},
+                              {"steps", json_steps_}};
+    // Only a GPU run says so: a CPU run's JSON stays what it was.
+    if (gpu_) summary["device"] = "gpu";
+    out_ << summary.dump(2) << "\n";
   }
+
+  void SetGpu() { gpu_ = true; }
 
  private:
   bool json_;
+  bool gpu_ = false;
   int steps_;
   std::ostream& out_;
   nlohmann::json json_steps_ = nlohmann::json::array();
@@ -145,7 +151,8 @@ int SaveIfAsked(const RunCommand& command, const rt::Scope& scope, std::ostream&
 
 // One rank of a bundle: its plan (or main, once per step) over micro-batches; each step prints
 // the fetches merged over the micro-batches.
-int RunBundle(const RunCommand& command, rt::FeedMap feeds, std::ostream& out, std::ostream& err) {
+int RunBundle(const RunCommand& command, const rt::KernelRegistry* kernels, rt::FeedMap feeds,
+              std::ostream& out, std::ostream& err) {
   rt::BundleRunConfig config;
   config.rank = command.rank;
   config.steps = command.steps;
@@ -156,10 +163,12 @@ int RunBundle(const RunCommand& command, rt::FeedMap feeds, std::ostream& out, s
   config.batch_size = command.batch_size;
   config.fetch = command.fetch;
   config.options.gemm = command.gemm;
+  config.options.kernels = kernels;
   StatusOr<rt::BundleRankRunner> runner = rt::BundleRankRunner::Load(command.input, config);
   if (!runner.ok()) return Fail(runner.status(), err);
 
   StepPrinter printer(command, runner->steps(), out);
+  if (kernels != nullptr) printer.SetGpu();
   rt::Scope scope;
   StatusOr<std::vector<rt::PlanStepResult>> ran = runner->Run(
       scope, [&](const rt::PlanStepResult& step) { printer.Print(step.step, step.merged); });
@@ -207,8 +216,8 @@ StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command) {
 // Every rank of a bundle at once (or, as a child of --launch processes, the one rank this process
 // hosts). The ranks run concurrently; their fetches are printed afterwards, step by step and rank
 // by rank, so the output is the same every run.
-int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
-                std::ostream& err) {
+int RunAllRanks(const RunCommand& command, const rt::KernelRegistry* kernels, rt::FeedMap feeds,
+                std::ostream& out, std::ostream& err) {
   StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.input);
   if (!bundle.ok()) return Fail(bundle.status(), err);
   StatusOr<rt::RankWorldFactory> factory = WorldFactory(command);
@@ -255,6 +264,7 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
   config.rank_config.batch_size = command.batch_size;
   config.rank_config.fetch = command.fetch;
   config.rank_config.options.gemm = command.gemm;
+  config.rank_config.options.kernels = kernels;
   config.make_world = std::move(factory).value();
   // A rank that fails to load exits as `--rank` does for it (a program whose check fails: 1), not
   // as a failure while running.
@@ -279,6 +289,7 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
   const std::vector<int>& hosted = ran->world->hosted_ranks();
   const size_t steps = ran->ranks[static_cast<size_t>(hosted.front())].steps.size();
   StepPrinter printer(command, static_cast<int>(steps), out);
+  if (kernels != nullptr) printer.SetGpu();
   for (size_t step = 0; step < steps; ++step) {
     for (int rank : hosted) {
       const rt::PlanStepResult& result = ran->ranks[static_cast<size_t>(rank)].steps[step];
@@ -290,15 +301,25 @@ int RunAllRanks(const RunCommand& command, rt::FeedMap feeds, std::ostream& out,
   return kExitOk;
 }
 
-}  // namespace
-
-int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
+// RunRun on `device`.
+int RunOnDevice(const RunCommand& command, RunDevice device, std::ostream& out, std::ostream& err) {
   // Checked up front, so that a bad value is bad usage whatever else the command asks.
   if (!command.p2p.empty()) {
     if (StatusOr<schedules::P2pModel> p2p = schedules::ParseP2pModel(command.p2p); !p2p.ok()) {
       return Fail(p2p.status(), err);
     }
   }
+  if (device == RunDevice::kGpu && command.launch == "processes") {
+    // The rank processes are started without --device.
+    return Fail(Status(StatusCode::kInvalidArgument, Location{},
+                       "--device gpu runs the ranks as threads of this process: use it with "
+                       "--launch threads"),
+                err);
+  }
+  // Before anything is read: without a GPU, --device gpu is a runtime failure (exit 3).
+  std::unique_ptr<rt::KernelRegistry> gpu_kernels;
+  StatusOr<const rt::KernelRegistry*> kernels = KernelsFor(device, &gpu_kernels);
+  if (!kernels.ok()) return Fail(kernels.status(), err);
   StatusOr<rt::FeedMap> feeds = ReadFeeds(command.feeds);
   if (!feeds.ok()) return Fail(feeds.status(), err);
   std::error_code ec;
@@ -313,16 +334,17 @@ int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
                          "--ranks runs a bundle directory, not a program file"),
                   err);
     }
-    return RunAllRanks(command, std::move(feeds).value(), out, err);
+    return RunAllRanks(command, *kernels, std::move(feeds).value(), out, err);
   }
   if (std::filesystem::is_directory(command.input, ec)) {
-    return RunBundle(command, std::move(feeds).value(), out, err);
+    return RunBundle(command, *kernels, std::move(feeds).value(), out, err);
   }
 
   const uint64_t seed = command.seed.value_or(0);
   rt::ExecutorOptions options;
   options.gemm = command.gemm;
   options.seed = seed;
+  options.kernels = *kernels;
   StatusOr<rt::LoadedProgram> main = rt::LoadProgramForRun(command.input, options);
   if (!main.ok()) return Fail(main.status(), err);
   std::optional<rt::LoadedProgram> startup;
@@ -346,6 +368,7 @@ int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
   config.fetch = command.fetch;
   rt::Scope scope;
   StepPrinter printer(command, config.steps, out);
+  if (*kernels != nullptr) printer.SetGpu();
   StatusOr<std::vector<rt::StepResult>> ran = rt::RunTraining(
       startup.has_value() ? startup->executor.get() : nullptr, *main->executor, scope, config,
       [&](const rt::StepResult& step) { printer.Print(step.step, step.fetches); });
@@ -354,8 +377,16 @@ int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
   return SaveIfAsked(command, scope, err);
 }
 
+}  // namespace
+
+int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
+  return RunOnDevice(command, RunDevice::kCpu, out, err);
+}
+
 RegisteredCommand AddRunCommand(CLI::App& parent) {
   auto command = std::make_shared<RunCommand>();
+  // Beside the command (RunCommand has no device field yet).
+  auto device = std::make_shared<RunDevice>(RunDevice::kCpu);
   RunCommand& run = *command;
   CLI::App* run_app = parent.add_subcommand(
       "run",
@@ -431,9 +462,11 @@ RegisteredCommand AddRunCommand(CLI::App& parent) {
       },
       "Matrix products by OpenBLAS (blas, default) or by fixed-order loops whose bits are the "
       "same on every machine (reference)");
+  AddDeviceOption(run_app, device.get());
   run_app->add_flag("--json", run.json, "JSON on stdout: every step's fetches with hashes");
-  return {run_app,
-          [command](std::ostream& out, std::ostream& err) { return RunRun(*command, out, err); }};
+  return {run_app, [command, device](std::ostream& out, std::ostream& err) {
+            return RunOnDevice(*command, *device, out, err);
+          }};
 }
 
 }  // namespace irm::tools

@@ -1,0 +1,126 @@
+// The `--device gpu` kernel registry's contents and refusals. These need no GPU: the entries and
+// the refusals touch no device, and where no GPU is visible a staged kernel's first copy to the
+// device is a CUDA error, which must come back as a Status naming the kernel (never an abort).
+#include "reference_runtime/cuda/gpu_kernel_registry.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "reference_runtime/cuda/cuda_kernel.h"
+#include "reference_runtime/cuda/cuda_status.h"
+#include "reference_runtime/program_file.h"
+
+namespace irm::rt::cuda {
+namespace {
+
+TEST(CudaStagedRegistryTest, EveryCpuKernelIsStagedOrRefused) {
+  const KernelRegistry& cpu = KernelRegistry::Global();
+  const GpuKernelCoverage& coverage = GpuCoverage();
+  size_t cpu_kernels = 0;
+  for (const std::string& name : cpu.Names())
+    cpu_kernels += cpu.DTypesOf(name, Device::kCpu).size();
+  EXPECT_EQ(coverage.staged.size() + coverage.refused.size(), cpu_kernels);
+  // Staged exactly where the CUDA registry has the twin.
+  for (const auto& [name, dtype] : coverage.staged) {
+    EXPECT_NE(CudaKernelRegistry::Global().Find(name, dtype), nullptr) << name;
+  }
+  for (const auto& [name, dtype] : coverage.refused) {
+    EXPECT_EQ(CudaKernelRegistry::Global().Find(name, dtype), nullptr) << name;
+  }
+  std::cout << coverage.staged.size() << " CPU kernels (name, dtype) staged on the GPU, "
+            << coverage.refused.size() << " refused\n";
+}
+
+TEST(CudaStagedRegistryTest, EntriesHaveTheCpuNamesDTypesAndSignatures) {
+  StatusOr<std::unique_ptr<KernelRegistry>> gpu = MakeGpuKernelRegistryUnchecked();
+  ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+  const KernelRegistry& cpu = KernelRegistry::Global();
+  EXPECT_EQ((*gpu)->Names(), cpu.Names());
+  for (const std::string& name : cpu.Names()) {
+    ASSERT_EQ((*gpu)->DTypesOf(name, Device::kCpu), cpu.DTypesOf(name, Device::kCpu)) << name;
+    for (DType dtype : cpu.DTypesOf(name, Device::kCpu)) {
+      const KernelSignature& want = cpu.Find(name, dtype, Device::kCpu)->signature;
+      const KernelSignature& got = (*gpu)->Find(name, dtype, Device::kCpu)->signature;
+      EXPECT_EQ(got.min_inputs, want.min_inputs) << name;
+      EXPECT_EQ(got.max_inputs, want.max_inputs) << name;
+      EXPECT_EQ(got.num_outputs, want.num_outputs) << name;
+      // Not the CPU's function: nothing runs on the CPU behind the device's back.
+      EXPECT_NE((*gpu)->Find(name, dtype, Device::kCpu)->fn,
+                cpu.Find(name, dtype, Device::kCpu)->fn)
+          << name;
+    }
+  }
+}
+
+TEST(CudaStagedRegistryTest, AKernelWithoutADeviceTwinIsRefusedByName) {
+  StatusOr<std::unique_ptr<KernelRegistry>> gpu = MakeGpuKernelRegistryUnchecked();
+  ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+  ASSERT_EQ(CudaKernelRegistry::Global().Find("conv2d", DType::kFloat32), nullptr);
+  Tensor x = Tensor::ZerosUnchecked(DType::kFloat32, {1, 1, 3, 3});
+  Tensor w = Tensor::ZerosUnchecked(DType::kFloat32, {1, 1, 1, 1});
+  Tensor out;
+  KernelCall call;
+  call.inputs = {&x, &w};
+  call.outputs = {&out};
+  Status status = (*gpu)->Run("conv2d", DType::kFloat32, call);
+  EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(status.message(), "no GPU kernel for 'conv2d' yet");
+  EXPECT_FALSE(out.defined());
+  // A twin without this dtype names the dtypes it has (integer divide waits for a device
+  // zero-divisor check).
+  ASSERT_EQ(CudaKernelRegistry::Global().Find("divide", DType::kInt32), nullptr);
+  Tensor a = Tensor::ZerosUnchecked(DType::kInt32, {2});
+  call.inputs = {&a, &a};
+  status = (*gpu)->Run("divide", DType::kInt32, call);
+  EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(status.message(),
+            "no GPU kernel for 'divide' on int32 yet (the GPU has it for float16, bfloat16, "
+            "float32, float64)");
+}
+
+TEST(CudaStagedRegistryTest, TheExecutorLocatesARefusalAtTheOp) {
+  StatusOr<std::unique_ptr<KernelRegistry>> gpu = MakeGpuKernelRegistryUnchecked();
+  ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+  ExecutorOptions options;
+  options.kernels = gpu->get();
+  const std::string path = std::string(IRM_TRANSLATOR_OPS_TESTDATA) + "/conv2d_train_parity.prototxt";
+  StatusOr<LoadedProgram> program = LoadProgramForRun(path, options);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  Scope scope;
+  scope.Set("conv.w", Tensor::ZerosUnchecked(DType::kFloat32, {4, 3, 3, 3}));
+  FeedMap feeds;
+  feeds.emplace("x", Tensor::ZerosUnchecked(DType::kFloat32, {4, 3, 7, 5}));
+  StatusOr<std::vector<Fetch>> ran = program->executor->Run(scope, feeds);
+  ASSERT_FALSE(ran.ok());
+  EXPECT_EQ(ran.status().code(), StatusCode::kUnimplemented);
+  const std::string rendered = ran.status().ToString();
+  EXPECT_NE(rendered.find("op 1 (conv2d)"), std::string::npos) << rendered;
+  EXPECT_NE(rendered.find("no GPU kernel for 'conv2d' yet"), std::string::npos) << rendered;
+  EXPECT_EQ(scope.Find("c"), nullptr);
+}
+
+// Where no GPU is visible the registry is refused up front, and a staged kernel reached anyway
+// fails at its first device copy with a Status naming it (kInternal: the CLI's exit 3).
+TEST(CudaStagedRegistryTest, WithoutAGpuTheRegistryIsRefusedAndCudaErrorsAreStatuses) {
+  if (VisibleGpuCount() > 0) GTEST_SKIP() << "a GPU is visible: this checks the GPU-less path";
+  StatusOr<std::unique_ptr<KernelRegistry>> refused = MakeGpuKernelRegistry();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(refused.status().message(), "no GPU can be used: " + NoGpuReason());
+
+  StatusOr<std::unique_ptr<KernelRegistry>> gpu = MakeGpuKernelRegistryUnchecked();
+  ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+  Tensor x = Tensor::FromVector<float>({1, 2}, {2});
+  Tensor out;
+  KernelCall call;
+  call.inputs = {&x, &x};
+  call.outputs = {&out};
+  Status status = (*gpu)->Run("add", DType::kFloat32, call);
+  EXPECT_EQ(status.code(), StatusCode::kInternal);
+  EXPECT_EQ(status.message().rfind("gpu: add: ", 0), 0u) << status.message();
+  EXPECT_FALSE(out.defined());
+}
+
+}  // namespace
+}  // namespace irm::rt::cuda
