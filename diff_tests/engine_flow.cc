@@ -245,13 +245,18 @@ Status Flow::Plan() {
     IRM_ASSIGN_OR_RETURN(newir::Program main, newir::LoadProgramFile(oldir::RankFile(
                                                   ScratchDir("serial_pir"), 0, "main.json")));
     if (pipelined_) {
-      // The fallback issue 22 allows: the stages come from the legacy partition
-      // (oldir/passes/pipeline_stages.h, Paddle's stage rule), each translated, then split into
-      // jobs by the new IR's pipeline pass.
+      // A pure pipeline: one process mesh per stage on the new IR's own passes
+      // (engine_pipeline.h). Hybrids: the fallback issue 22 allows, the stages of the legacy
+      // partition (oldir/passes/pipeline_stages.h, Paddle's stage rule), each translated, then
+      // split into jobs by the new IR's pipeline pass.
       Progress(EngineStage::kPlan,
-               fmt::format("(pir) {}: {} stages of the legacy partition, split by the new IR's "
-                           "pipeline pass ({})",
-                           degrees, strategy_.pp_degree, strategy_.pipeline.schedule_mode));
+               PipelineOnStageMeshes(strategy_)
+                   ? fmt::format("(pir) {}: {} stage meshes, split by the new IR's pipeline "
+                                 "pass ({})",
+                                 degrees, strategy_.pp_degree, strategy_.pipeline.schedule_mode)
+                   : fmt::format("(pir) {}: {} stages of the legacy partition, split by the new "
+                                 "IR's pipeline pass ({})",
+                                 degrees, strategy_.pp_degree, strategy_.pipeline.schedule_mode));
       return Status::Ok();
     }
     std::vector<std::string> batch_feeds;
@@ -370,6 +375,18 @@ Status Flow::ParallelPirPipeline() {
   pipeline.progress = [this](const std::string& line) {
     Progress(EngineStage::kParallel, "(pir) " + line);
   };
+  if (PipelineOnStageMeshes(strategy_)) {
+    // Pure pipelines: stages as process meshes on the new IR's own passes.
+    PirPipelineFromSerial serial;
+    serial.serial_pir_dir = ScratchDir("serial_pir");
+    serial.legacy_serial_main = &serial_main_;
+    serial.like = &made.bundle;
+    serial.micro_batch_size =
+        options_.batch_size / std::max(1, strategy_.pipeline.accumulate_steps);
+    IRM_ASSIGN_OR_RETURN(pir_comm_failure_,
+                         WritePirPipelineFromSerial(serial, pipeline, Dir("pir")));
+    return Status::Ok();
+  }
   IRM_ASSIGN_OR_RETURN(pir_comm_failure_,
                        WritePirPipelineFromPartition(made, pipeline, Dir("pir")));
   return Status::Ok();

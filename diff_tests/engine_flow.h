@@ -7,8 +7,9 @@
 //             new IR's standard annotations of the translated serial program
 //   parallel  legacy: ApplyStrategy -> OUT/legacy; new IR: translate the serial bundle,
 //             ParallelizeBundle, then ApplyGradientMerge on every rank when the strategy merges
-//             gradients; with a pipeline, each rank's stage program of the legacy partition
-//             translated and split into jobs by SplitPipelineProgram -> OUT/pir
+//             gradients; a pure pipeline's stages as process meshes (ParallelizePipeline), a
+//             hybrid's stage programs of the legacy partition translated, either split into
+//             jobs by SplitPipelineProgram -> OUT/pir
 //   init comm the process groups each bundle records; a new-IR pipeline's send/receive order
 //             checked before anything runs
 //   initialize, run  every bundle's startup, then its steps, on the thread world

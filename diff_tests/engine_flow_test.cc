@@ -4,8 +4,9 @@
 // SGD and AdamW, by both roads — every pair passes (serial vs legacy and serial vs new in the
 // noise-floor tier of the parity matrix, gradient merge against the serial run of the k steps'
 // rows stacked; legacy vs new exact or reordered by op order). Pipelines by both roads: the new
-// IR's road splits the legacy partition's stages with the new IR's pipeline pass (FThenB, 1F1B,
-// Eager1F1B, VPP, ZBH1; pp2, pp4, dp2 x pp2, dp2 x tp2 x pp2) and every pair passes. The new-IR
+// IR's road makes a pure pipeline's stages as process meshes of its own passes (pp2, pp4) and a
+// hybrid's from the legacy partition (dp2 x pp2, dp2 x tp2 x pp2), splits them with the new IR's
+// pipeline pass (FThenB, 1F1B, Eager1F1B, VPP, ZBH1), and every pair passes. The new-IR
 // gradient merge broken on purpose (its test-only faults: scaling by 1/(k+1), the pd_op.if
 // dropped) fails the new road's pairs and the report names the tensor and the op; a send to the
 // wrong peer on the pipeline road is caught by the communication check, naming the op.
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/file_io.h"
 #include "diff_tests/corpus/model_bundle.h"
 #include "diff_tests/engine_flow.h"
 #include "oldir/bundle.h"
@@ -223,9 +225,10 @@ INSTANTIATE_TEST_SUITE_P(
                       FaultCase{"adamw_drop_if", "gm:drop-if", oldir::OptimizerKind::kAdamW}),
     [](const ::testing::TestParamInfo<FaultCase>& info) { return std::string(info.param.name); });
 
-// Pipelines on the new IR's road: the legacy partition's stage programs, translated and split
-// by the new IR's pipeline pass (PIR job programs and job lists), run against the serial
-// program and against the legacy road's bundle translated.
+// Pipelines on the new IR's road: a pure pipeline's stages as process meshes of the new IR's
+// passes, a hybrid's the legacy partition's stage programs translated; both split by the new
+// IR's pipeline pass (PIR job programs and job lists), run against the serial program and against
+// the legacy road's bundle translated.
 struct PipelineCase {
   const char* name;
   int dp;
@@ -283,10 +286,31 @@ TEST_P(EnginePipelineTest, TheNewIrRoadSplitsTheStagesAndEveryPairPasses) {
   EXPECT_NE(std::find_if(lines.begin(), lines.end(),
                          [&](const std::string& l) { return l.rfind(parallel, 0) == 0; }),
             lines.end());
+  // The road: a pure pipeline on stage meshes of the new IR's passes, whose cross-mesh reshards
+  // are Paddle's send_v2/recv_v2 (same_status_reshard_func.py); a hybrid on the legacy
+  // partition's stages, translated (p_send/p_recv).
+  const bool on_meshes = c.dp == 1 && c.mp == 1;
+  const std::string plan = on_meshes ? "stage meshes" : "stages of the legacy partition";
+  EXPECT_NE(std::find_if(lines.begin(), lines.end(),
+                         [&](const std::string& l) {
+                           return l.rfind("[engine] plan: (pir)", 0) == 0 &&
+                                  l.find(plan) != std::string::npos;
+                         }),
+            lines.end())
+      << plan;
+  const std::string forward = c.vpp > 1 ? "forward0.json" : "forward.json";
+  StatusOr<std::string> stage0 = ReadFile((scratch / "out/pir/rank0" / forward).string());
+  ASSERT_TRUE(stage0.ok()) << stage0.status().ToString();
+  // PIR JSON names an op by its dialect's id: "1.send_v2" is pd_op.send_v2.
+  EXPECT_EQ(stage0->find(".send_v2\"") != std::string::npos, on_meshes);
+  EXPECT_EQ(stage0->find(".p_send\"") != std::string::npos, !on_meshes);
 }
 
 INSTANTIATE_TEST_SUITE_P(Mlp, EnginePipelineTest,
                          ::testing::Values(PipelineCase{"pp2_fthenb", 1, 1, 2, "FThenB", 1},
+                                           PipelineCase{"pp4_fthenb", 1, 1, 4, "FThenB", 1},
+                                           PipelineCase{"pp4_vpp2", 1, 1, 4, "VPP", 2},
+                                           PipelineCase{"pp4_zbh1", 1, 1, 4, "ZBH1", 1},
                                            PipelineCase{"pp2_1f1b", 1, 1, 2, "1F1B", 1},
                                            PipelineCase{"pp4_1f1b", 1, 1, 4, "1F1B", 1},
                                            PipelineCase{"pp2_eager1f1b", 1, 1, 2, "Eager1F1B", 1},
@@ -315,7 +339,8 @@ TEST(EngineFlowFaultTest, ASendToTheWrongPeerIsCaughtAndTheReportNamesTheOp) {
   for (size_t i : {1u, 2u}) {
     const EnginePair& pair = result->pairs[i];
     EXPECT_EQ(pair.verdict, EnginePair::Verdict::kFail) << pair.name;
-    EXPECT_NE(pair.first_failure.find("p_send"), std::string::npos) << pair.first_failure;
+    // The pure pipeline's road: the lowered cross-mesh reshard's send (pipeline_meshes.h).
+    EXPECT_NE(pair.first_failure.find("pd_op.send_v2"), std::string::npos) << pair.first_failure;
   }
   const std::string markdown = RenderEngineMarkdown(*result);
   EXPECT_NE(markdown.find("| legacy-pir | FAIL |"), std::string::npos) << markdown;

@@ -10,10 +10,12 @@
 
 #include "diff_tests/corpus/bundle_comm_check.h"
 #include "diff_tests/corpus/bundle_comm_program.h"
+#include "newir/auto_parallel/pipeline_meshes.h"
 #include "newir/auto_parallel/pipeline_split.h"
 #include "newir/program_io.h"
 #include "oldir/bundle.h"
 #include "oldir/passes/distributed_programs.h"
+#include "oldir/passes/pipeline_stages.h"
 #include "schedules/paddle_schedule.h"
 #include "schedules/simulator.h"
 #include "translator/bundle_translate.h"
@@ -99,7 +101,108 @@ StatusOr<std::string> CheckCommunication(oldir::Bundle& bundle, const std::strin
   return std::string();
 }
 
+// Splits one rank's stage program and writes its job programs and plan into `entry`.
+Status WriteSplitRank(const newir::Program& stage_program, const PirPipelineOptions& options,
+                      const oldir::Bundle& bundle, const std::vector<std::string>& fetches,
+                      int rank, int stage, bool first_of_stage, const std::string& out_dir,
+                      oldir::BundleRank& entry) {
+  const std::string file = fmt::format("the stage program of rank {}", rank);
+  IRM_ASSIGN_OR_RETURN(newir::PipelineJobPrograms jobs,
+                       SplitStage(stage_program, options.strategy, stage, fetches, file));
+  if (options.send_to_the_wrong_peer && stage == 0 && first_of_stage) {
+    IRM_RETURN_IF_ERROR(SendToTheWrongPeer(jobs, bundle.process_groups, rank));
+  }
+  int64_t ops = 0;
+  entry.programs.clear();
+  for (const std::string& type : jobs.job_types) {
+    const std::string name = type + ".json";
+    const newir::Program& program = jobs.programs.at(type);
+    IRM_RETURN_IF_ERROR(newir::SaveProgramFile(program, oldir::RankFile(out_dir, rank, name),
+                                               newir::FileFormat::kJson));
+    entry.programs[type] = name;
+    ops += program.CountOps();
+  }
+  std::vector<oldir::PlanJob> plan;
+  for (const schedules::Job& job : jobs.plan) plan.push_back({job.type, job.micro_batch});
+  entry.plan = std::move(plan);
+  if (options.progress) {
+    options.progress(fmt::format("rank {}: stage {}, {} job programs ({} ops), {} jobs", rank,
+                                 stage, jobs.job_types.size(), ops, entry.plan->size()));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+bool PipelineOnStageMeshes(const oldir::passes::Strategy& strategy) {
+  // With dp the stage meshes run too (serial-pir passes), but legacy-pir compares a plan
+  // bundle's scalar fetches rank by rank: each replica's own loss on the legacy road against the
+  // replicas' mean here (docs/engine.md "Not done yet").
+  return strategy.pp_degree > 1 && strategy.dp_degree == 1 && strategy.mp_degree == 1;
+}
+
+StatusOr<std::string> WritePirPipelineFromSerial(const PirPipelineFromSerial& serial,
+                                                 const PirPipelineOptions& options,
+                                                 const std::string& out_dir) {
+  const oldir::passes::Strategy& strategy = options.strategy;
+  if (serial.legacy_serial_main == nullptr || serial.like == nullptr) {
+    return Status(StatusCode::kInternal, Location{}, "the serial programs are missing");
+  }
+  IRM_ASSIGN_OR_RETURN(oldir::passes::LayerUnits units,
+                       oldir::passes::FindLayerUnits(*serial.legacy_serial_main, "main"));
+  IRM_ASSIGN_OR_RETURN(oldir::Bundle serial_bundle, oldir::ReadBundle(serial.serial_pir_dir));
+  const oldir::BundleRank& rank0 = serial_bundle.ranks.at(0);
+  IRM_ASSIGN_OR_RETURN(
+      newir::Program main,
+      newir::LoadProgramFile(oldir::RankFile(serial.serial_pir_dir, 0, rank0.programs.at("main"))));
+  IRM_ASSIGN_OR_RETURN(newir::Program startup, newir::LoadProgramFile(oldir::RankFile(
+                                                   serial.serial_pir_dir, 0, rank0.startup)));
+  newir::PipelineMeshOptions meshes;
+  meshes.pp_degree = strategy.pp_degree;
+  meshes.dp_degree = strategy.dp_degree;
+  for (const oldir::FeedSpec& feed : serial.like->feeds) {
+    if (feed.split == oldir::FeedSplit::kBatch) meshes.batch_feeds.push_back(feed.name);
+  }
+  meshes.vpp_degree = strategy.pipeline.vpp_degree;
+  meshes.unit_count = units.count;
+  meshes.unit_of_param = units.of_param;
+  meshes.micro_batch_size = serial.micro_batch_size;
+  meshes.micro_batches = strategy.pipeline.accumulate_steps;
+  meshes.avg = true;  // Paddle forces avg under pipelining (parallelizer_v2.py)
+  IRM_ASSIGN_OR_RETURN(newir::ParallelPrograms parallel,
+                       newir::ParallelizePipeline(main, startup, meshes));
+
+  oldir::Bundle bundle = *serial.like;
+  bundle.ir = oldir::BundleIr::kPir;
+  bundle.world_size = static_cast<int>(parallel.world_size);
+  bundle.strategy = oldir::passes::StrategyToJson(strategy);
+  bundle.process_groups.clear();
+  for (const auto& [ring, ranks] : parallel.process_groups) {
+    bundle.process_groups.push_back(
+        {.ring_id = static_cast<int>(ring), .ranks = std::vector<int>(ranks.begin(), ranks.end())});
+  }
+  bundle.p2p.reset();
+  bundle.ranks.clear();
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  for (size_t r = 0; r < parallel.ranks.size(); ++r) {
+    const int rank = static_cast<int>(r);
+    oldir::BundleRank entry;
+    entry.rank = rank;
+    entry.startup = "startup.json";
+    fs::create_directories(fs::path(oldir::RankFile(out_dir, rank, "startup.json")).parent_path(),
+                           ec);
+    IRM_RETURN_IF_ERROR(newir::SaveProgramFile(parallel.ranks[r].startup,
+                                               oldir::RankFile(out_dir, rank, "startup.json"),
+                                               newir::FileFormat::kJson));
+    IRM_RETURN_IF_ERROR(WriteSplitRank(parallel.ranks[r].main, options, bundle, bundle.fetches,
+                                       rank, rank % strategy.pp_degree, rank < strategy.pp_degree,
+                                       out_dir, entry));
+    bundle.ranks.push_back(std::move(entry));
+  }
+  IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, out_dir));
+  return CheckCommunication(bundle, out_dir);
+}
 
 StatusOr<std::string> WritePirPipelineFromPartition(const corpus::ModelBundle& partition,
                                                     const PirPipelineOptions& options,
@@ -119,36 +222,15 @@ StatusOr<std::string> WritePirPipelineFromPartition(const corpus::ModelBundle& p
     to.rank = rank;
     IRM_ASSIGN_OR_RETURN(translator::Translation translated,
                          translator::TranslateProgram(partition.ranks[r].main, to));
-    IRM_ASSIGN_OR_RETURN(
-        newir::PipelineJobPrograms jobs,
-        SplitStage(translated.program, strategy, stage, partition.bundle.fetches, to.file));
-    if (options.send_to_the_wrong_peer && stage == 0 && topology.DpIndex(rank) == 0 &&
-        topology.MpIndex(rank) == 0) {
-      IRM_RETURN_IF_ERROR(SendToTheWrongPeer(jobs, bundle.process_groups, rank));
-    }
     // The translated legacy job programs give way to the split's.
     oldir::BundleRank& entry = bundle.ranks[r];
     std::error_code ec;
     for (const auto& [type, file] : entry.programs) {
       fs::remove(oldir::RankFile(out_dir, rank, file), ec);
     }
-    entry.programs.clear();
-    int64_t ops = 0;
-    for (const std::string& type : jobs.job_types) {
-      const std::string file = type + ".json";
-      const newir::Program& program = jobs.programs.at(type);
-      IRM_RETURN_IF_ERROR(newir::SaveProgramFile(program, oldir::RankFile(out_dir, rank, file),
-                                                 newir::FileFormat::kJson));
-      entry.programs[type] = file;
-      ops += program.CountOps();
-    }
-    std::vector<oldir::PlanJob> plan;
-    for (const schedules::Job& job : jobs.plan) plan.push_back({job.type, job.micro_batch});
-    entry.plan = std::move(plan);
-    if (options.progress) {
-      options.progress(fmt::format("rank {}: stage {}, {} job programs ({} ops), {} jobs", rank,
-                                   stage, jobs.job_types.size(), ops, entry.plan->size()));
-    }
+    IRM_RETURN_IF_ERROR(
+        WriteSplitRank(translated.program, options, bundle, partition.bundle.fetches, rank, stage,
+                       topology.DpIndex(rank) == 0 && topology.MpIndex(rank) == 0, out_dir, entry));
   }
   bundle.p2p.reset();
   IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, out_dir));

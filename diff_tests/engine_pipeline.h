@@ -1,6 +1,8 @@
 // The Engine flow's new-IR road for a pipeline strategy (docs/engine.md, "Pipelines on the new-IR
-// road"), over the legacy partition — the fallback issue 22 allows while the new IR's passes know
-// one process mesh: the legacy passes' per-rank stage programs (the stage rule of
+// road"). A pure pipeline takes the new IR's own passes, stages as process meshes
+// (WritePirPipelineFromSerial below). A hybrid (dp or tp beside pp) takes the legacy partition —
+// the fallback issue 22 allows while the stage meshes hold one rank: the legacy passes' per-rank
+// stage programs (the stage rule of
 // oldir/passes/pipeline_stages.h, Paddle's; send_v2/recv_v2 between stages; the data- and
 // tensor-parallel passes inside each stage) are translated one by one and split into the job
 // programs and the job list of the schedule by the new IR's pipeline pass
@@ -18,7 +20,9 @@
 
 #include "common/status.h"
 #include "diff_tests/corpus/model_bundle.h"
+#include "oldir/bundle.h"
 #include "oldir/passes/strategy.h"
+#include "oldir/program.h"
 
 namespace irm::diff {
 
@@ -40,5 +44,30 @@ struct PirPipelineOptions {
 StatusOr<std::string> WritePirPipelineFromPartition(const corpus::ModelBundle& partition,
                                                     const PirPipelineOptions& options,
                                                     const std::string& out_dir);
+
+// The new IR's own road for a pure pipeline (dp and mp 1): stages as process meshes
+// (newir/auto_parallel/pipeline_meshes.h: the stage rule of the legacy partition read on the new
+// IR, SPMD completion across the stage meshes, cross-mesh reshards lowered to send_v2/recv_v2,
+// remove-other-ranks, dist-to-dense, the PIR micro-batch accumulation), each rank's stage then
+// split as above.
+struct PirPipelineFromSerial {
+  std::string serial_pir_dir;  // the translated serial bundle (one rank, startup and main)
+  // The legacy serial main program, whose parameters give the layer units (FindLayerUnits).
+  const oldir::Program* legacy_serial_main = nullptr;
+  // The bundle's feeds, fetches, steps, seed and micro_batches (the legacy road's, which reads
+  // the same micro-batches).
+  const oldir::Bundle* like = nullptr;
+  int64_t micro_batch_size = 1;
+};
+
+// Whether the new IR's own road makes `strategy`'s pipeline (pure pipelines; hybrids take the
+// partition road).
+bool PipelineOnStageMeshes(const oldir::passes::Strategy& strategy);
+
+// Writes the pir bundle of `serial` into `out_dir` and checks it as WritePirPipelineFromPartition
+// does. Errors: FindLayerUnits', ParallelizePipeline's, the split's, kIoError when writing fails.
+StatusOr<std::string> WritePirPipelineFromSerial(const PirPipelineFromSerial& serial,
+                                                 const PirPipelineOptions& options,
+                                                 const std::string& out_dir);
 
 }  // namespace irm::diff

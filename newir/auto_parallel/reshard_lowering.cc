@@ -445,6 +445,28 @@ void SetResultType(Value& value, const Type& type) {
   value.set_type(type);
 }
 
+// The ops a reshard became run in its place in the schedule: they take its op_role and chunk_id
+// (a pipeline's reshard carries its reader's, spmd_completion.h), except that a send, which runs
+// on the stage of the value it sends, takes the chunk of that value's producer (Paddle's
+// complete_chunk_id gives the send_v2 of a stage boundary the chunk of the op before it).
+void TagLoweredOps(const Operation& reshard, const Operation* before) {
+  const bool role = reshard.HasAttribute("op_role");
+  const bool chunk = reshard.HasAttribute("chunk_id");
+  if (!role && !chunk) return;
+  Operation* op = before != nullptr ? before->next() : reshard.parent_block()->front();
+  for (; op != nullptr && op != &reshard; op = op->next()) {
+    if (role && !op->HasAttribute("op_role"))
+      op->SetAttribute("op_role", reshard.attribute("op_role"));
+    if (!chunk || op->HasAttribute("chunk_id")) continue;
+    const Operation* producer = op->name() == "pd_op.send_v2" && op->num_operands() == 1
+                                    ? op->operand(0)->defining_op()
+                                    : nullptr;
+    op->SetAttribute("chunk_id", producer != nullptr && producer->HasAttribute("chunk_id")
+                                     ? producer->attribute("chunk_id")
+                                     : reshard.attribute("chunk_id"));
+  }
+}
+
 }  // namespace
 
 int64_t WorldSizeOf(const Program& program) {
@@ -491,6 +513,7 @@ StatusOr<size_t> LowerReshards(Program& program, int64_t rank, ProcessGroupTable
           *op, Status(StatusCode::kInvalid, Location{},
                       fmt::format("no reshard of {} elements", out_type.dtype().ToString())));
     }
+    Operation* before = op->prev();
     StepEmitter emitter(*op, groups, *dtype, out_type.dtype());
     std::vector<int64_t> dims;
     if (MeshCoordinate(types.src->mesh, rank)) {
@@ -507,6 +530,7 @@ StatusOr<size_t> LowerReshards(Program& program, int64_t rank, ProcessGroupTable
     }
     if (!MeshCoordinate(types.dst->mesh, rank) || sent_away) {
       if (op->result(0)->use_empty()) {
+        TagLoweredOps(*op, before);
         IRM_RETURN_IF_ERROR(EraseOp(op));
         continue;
       }
@@ -517,6 +541,7 @@ StatusOr<size_t> LowerReshards(Program& program, int64_t rank, ProcessGroupTable
     }
     if (x == op->operand(0)) x = emitter.ShareData(x, dims);
     SetResultType(*x, out_type);
+    TagLoweredOps(*op, before);
     IRM_RETURN_IF_ERROR(ReplaceOp(op, {x}));
   }
   return reshards.size();

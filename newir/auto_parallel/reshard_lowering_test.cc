@@ -152,6 +152,48 @@ TEST(ReshardLoweringTest, CrossMeshSendsFromTheSourceAndReceivesOnTheDestination
   EXPECT_EQ(Lower({4, 3}, from, to_replicated, 2, 4), (Names{"pd_op.recv_v2", "pd_op.all_gather"}));
 }
 
+// A pipeline's cross-mesh reshard carries its reader's op_role and chunk_id
+// (spmd_completion.h): its send_v2 and recv_v2 run in the reader's role, the recv in the reader's
+// chunk and the send in the chunk of the op that made the value (same_status_reshard_func.py:
+// the send's dist_attr takes src_value's defining op's chunk_id, the recv its user's), as a
+// pipeline's job split needs them (pipeline_split.h).
+TEST(ReshardLoweringTest, CrossMeshSendAndRecvTakeTheRoleAndTheirStagesChunk) {
+  const TensorDistAttr from = Layout({1}, {0}, {-1, -1});
+  const TensorDistAttr to = Layout({1}, {1}, {-1, -1});
+  for (int64_t rank : {0, 1}) {
+    Program program = ReshardProgram({4, 3}, from, to, rank);
+    Operation* made = nullptr;
+    Operation* reshard = nullptr;
+    for (Operation* op = program.block().front(); op != nullptr; op = op->next()) {
+      if (op->name() == "dist_op.dtensor_from_local") made = op;
+      if (op->name() == "dist_op.reshard") reshard = op;
+    }
+    ASSERT_NE(made, nullptr);
+    ASSERT_NE(reshard, nullptr);
+    made->SetAttribute("chunk_id", Attribute::Int32(0));
+    reshard->SetAttribute("op_role", Attribute::Int32(1));
+    reshard->SetAttribute("chunk_id", Attribute::Int32(1));
+    ProcessGroupTable groups(2);
+    ASSERT_TRUE(PlanProcessGroups(program, groups).ok());
+    ASSERT_TRUE(LowerReshards(program, rank, groups).ok());
+    const std::string comm = rank == 0 ? "pd_op.send_v2" : "pd_op.recv_v2";
+    int found = 0;
+    for (Operation* op = program.block().front(); op != nullptr; op = op->next()) {
+      if (op->name() != comm) continue;
+      ++found;
+      ASSERT_NE(op->attribute("op_role").AsInt32(), nullptr) << comm;
+      EXPECT_EQ(*op->attribute("op_role").AsInt32(), 1) << comm;
+      ASSERT_NE(op->attribute("chunk_id").AsInt32(), nullptr) << comm;
+      EXPECT_EQ(*op->attribute("chunk_id").AsInt32(), rank == 0 ? 0 : 1) << comm;
+      // One two-rank group [src, dst]: peer 1 on the sender, 0 on the receiver.
+      EXPECT_EQ(*op->attribute("peer").AsInt32(), rank == 0 ? 1 : 0) << comm;
+      const int32_t ring = *op->attribute("ring_id").AsInt32();
+      EXPECT_EQ(groups.groups().at(ring), (std::vector<int64_t>{0, 1})) << comm;
+    }
+    EXPECT_EQ(found, 1) << comm;
+  }
+}
+
 TEST(ReshardLoweringTest, TwoDimMeshGoesDimByDim) {
   // nd_mesh_reshard_func.py: partial mesh dims to replicated first, then shards to replicated
   // from the last differing tensor dim down, then slices.

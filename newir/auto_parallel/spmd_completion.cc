@@ -330,6 +330,7 @@ class Completion {
       }
       return Status::Ok();
     }
+    IRM_RETURN_IF_ERROR(BringToAssignedMesh(op));
     const TensorDistAttr* first = nullptr;
     const Value* first_value = nullptr;
     for (size_t i = 0; i < op.num_operands(); ++i) {
@@ -420,6 +421,55 @@ class Completion {
     IRM_RETURN_IF_ERROR(SetResults(op, decision, op_dist));
     op.SetAttribute("op_dist_attr", Attribute::OperationDist(std::move(op_dist)));
     ++result_.ops_completed;
+    return Status::Ok();
+  }
+
+  // An op a pass assigned to a pipeline stage (an op_dist_attr carrying only the mesh and a
+  // chunk_id, as Paddle's complete_chunk_id leaves a stage's ops) runs on that mesh: a distributed
+  // operand on another mesh first crosses to it with its layout unchanged (Paddle's same-status
+  // reshard between stage meshes, reshard_funcs/same_status_reshard_func.py), the reshard taking
+  // the reader's op_role and chunk_id as Paddle creates it under its consumer's role
+  // (static/pir_pass.py reshard_single_value: pir_op_role_guard). add_n and concat read through a
+  // builtin.combine, whose operands cross instead.
+  Status BringToAssignedMesh(Operation& op) {
+    const OperationDistAttr* given = op.attribute("op_dist_attr").AsOperationDist();
+    if (given == nullptr || given->chunk_id < 0 || !given->operands.empty() ||
+        !given->results.empty()) {
+      return Status::Ok();
+    }
+    const ProcessMesh mesh = given->mesh;
+    auto cross = [&](Operation& reader, size_t i) -> Status {
+      Value* v = reader.operand(i);
+      if (v == nullptr || v->type().kind() != TypeKind::kDistDenseTensor) return Status::Ok();
+      const TensorDistAttr have = *v->type().dist_attr();
+      if (have.mesh == mesh) return Status::Ok();
+      TensorDistAttr want = have;
+      want.mesh = mesh;
+      want.placements.reset();
+      IRM_RETURN_IF_ERROR(Bring(reader, i, have, want));
+      Operation* reshard = reader.operand(i)->defining_op();
+      if (reshard != nullptr && reshard->name() == "dist_op.reshard") {
+        for (const char* attr : {"op_role", "chunk_id"}) {
+          if (op.HasAttribute(attr) && !reshard->HasAttribute(attr)) {
+            reshard->SetAttribute(attr, op.attribute(attr));
+          }
+        }
+      }
+      return Status::Ok();
+    };
+    for (size_t i = 0; i < op.num_operands(); ++i) {
+      Value* v = op.operand(i);
+      Operation* combine = v == nullptr ? nullptr : v->defining_op();
+      if (combine != nullptr && combine->name() == "builtin.combine" &&
+          v->type().kind() == TypeKind::kVector) {
+        for (size_t j = 0; j < combine->num_operands(); ++j) {
+          IRM_RETURN_IF_ERROR(cross(*combine, j));
+        }
+        RetypeCombine(*combine);
+        continue;
+      }
+      IRM_RETURN_IF_ERROR(cross(op, i));
+    }
     return Status::Ok();
   }
 

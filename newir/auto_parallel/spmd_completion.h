@@ -14,6 +14,11 @@
 // takes the types of what it combines, and add_n, which reads it, decides over those tensors
 // (its reshards go before the combine). Ops without a rule of their own take Paddle's fallback,
 // the replicated rule, when all their operands and results are tensors.
+//
+// Pipeline stages (pipeline_meshes.h): an op whose op_dist_attr holds only a mesh and a chunk_id
+// (>= 0) is assigned to that stage mesh. A distributed operand on another mesh first crosses to
+// it with its layout unchanged — a `dist_op.reshard` between the meshes (Paddle's same-status
+// reshard) carrying the reader's op_role and chunk_id — then the op completes as above.
 #pragma once
 
 #include <cstddef>
@@ -29,11 +34,12 @@ struct SpmdCompletionResult {
 };
 
 // Completes `program`'s top block in op order. Fails, located at the op (and the operand), when
-// an op's distributed operands lie on different meshes, when an op_dist_attr it already carries
-// names another mesh than its operands, when a rule refuses the layouts (a tensor axis sharded by
-// two mesh dims, a softmax axis sharded where Paddle forbids it), or when an op with regions
-// reads a distributed value. The cross entropy takes Paddle's dynamic-graph rule (a sharded
-// vocabulary is gathered before it), which the reference kernels run locally.
+// an op not assigned to a stage reads distributed operands on different meshes, when an
+// op_dist_attr it already carries names another mesh than its operands, when a rule refuses the
+// layouts (a tensor axis sharded by two mesh dims, a softmax axis sharded where Paddle forbids it),
+// or when an op with regions reads a distributed value. The cross entropy takes Paddle's
+// dynamic-graph rule (a sharded vocabulary is gathered before it), which the reference kernels run
+// locally.
 StatusOr<SpmdCompletionResult> CompleteSpmd(Program& program);
 
 }  // namespace irm::newir

@@ -148,6 +148,35 @@ TEST(SpmdCompletionTest, RefusesAnOpDistAttrOnAnotherMesh) {
             "distributed operands lie on mesh mesh_shape:[2],process_ids:[0,1]");
 }
 
+// A pipeline stage's op (an op_dist_attr of only a mesh and a chunk_id, pipeline_meshes.h) runs
+// on its mesh: an operand made on another stage's mesh crosses by one reshard of the same layout,
+// in the reader's op_role and chunk_id (Paddle creates reshards under their consumer's role,
+// static/pir_pass.py pir_op_role_guard), which every later reader on that mesh shares.
+TEST(SpmdCompletionTest, AnOpAssignedToAStageMeshBringsItsOperandsAcross) {
+  Program program = testing::TwoLayerForward(4);
+  const TensorDistAttr stage0 = Layout({1}, {0}, {-1, -1});
+  testing::ShardInputs(program, {{"x", stage0}, {"w1", stage0}});
+  Operation* second = OpsNamed(program, "pd_op.matmul")[1];
+  OperationDistAttr assigned;
+  assigned.mesh = Layout({1}, {1}, {}).mesh;
+  assigned.chunk_id = 0;
+  second->SetAttribute("op_dist_attr", Attribute::OperationDist(assigned));
+  second->SetAttribute("op_role", Attribute::Int32(0));
+  second->SetAttribute("chunk_id", Attribute::Int32(0));
+  StatusOr<SpmdCompletionResult> done = CompleteSpmd(program);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  const std::vector<Operation*> reshards = OpsNamed(program, "dist_op.reshard");
+  ASSERT_EQ(reshards.size(), 1u);
+  EXPECT_EQ(reshards[0]->next(), second);
+  EXPECT_EQ(reshards[0]->operand(0)->type().dist_attr()->mesh, stage0.mesh);
+  EXPECT_EQ(reshards[0]->result(0)->type().dist_attr()->mesh, assigned.mesh);
+  EXPECT_EQ(reshards[0]->result(0)->type().dist_attr()->dims_mapping,
+            (std::vector<int64_t>{-1, -1}));
+  EXPECT_EQ(*reshards[0]->attribute("op_role").AsInt32(), 0);
+  EXPECT_EQ(*reshards[0]->attribute("chunk_id").AsInt32(), 0);
+  EXPECT_EQ(second->result(0)->type().dist_attr()->mesh, assigned.mesh);
+}
+
 TEST(SpmdCompletionTest, RefusesLayoutsTheRuleRefuses) {
   // x sharded on k by mesh dim 0 of a 2x2 mesh, w1 sharded on k by mesh dim 1: one tensor axis,
   // two mesh dims (test_matmul_rule.py's NotImplementedError case).

@@ -1,0 +1,32 @@
+{
+    (%0) = "pd_op.full_int_array" () {dtype:(pd_op.DataType)int64,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),value:[(Int64)4,(Int64)8]} : () -> builtin.tensor<2xi64>
+    (%1) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),shape:(pd_op.IntArray)[1],value:(Double)-0.7071067690849304} : () -> builtin.tensor<1xf32>
+    (%2) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),shape:(pd_op.IntArray)[1],value:(Double)0.7071067690849304} : () -> builtin.tensor<1xf32>
+    (%3) = "pd_op.uniform" (%0, %1, %2) {dtype:(pd_op.DataType)float32,legacy_var_names:["linear_0.w_0"],op_role:(Int32)0,persistable:[true],place:(pd_op.Place)Place(undefined:0),seed:(Int32)0,stop_gradient:[false]} : (builtin.tensor<2xi64>, builtin.tensor<1xf32>, builtin.tensor<1xf32>) -> builtin.tensor<4x8xf32>
+    () = "builtin.set_parameter" (%3) {op_role:(Int32)0,parameter_name:"linear_0.w_0"} : (builtin.tensor<4x8xf32>) -> 
+    (%4) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:["linear_0.b_0"],op_role:(Int32)0,persistable:[true],place:(pd_op.Place)Place(undefined:0),shape:(pd_op.IntArray)[8],stop_gradient:[false],value:(Double)0} : () -> builtin.tensor<8xf32>
+    () = "builtin.set_parameter" (%4) {op_role:(Int32)0,parameter_name:"linear_0.b_0"} : (builtin.tensor<8xf32>) -> 
+    (%5) = "pd_op.full_int_array" () {dtype:(pd_op.DataType)int64,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),value:[(Int64)8,(Int64)8]} : () -> builtin.tensor<2xi64>
+    (%6) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),shape:(pd_op.IntArray)[1],value:(Double)-0.6123724579811096} : () -> builtin.tensor<1xf32>
+    (%7) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),shape:(pd_op.IntArray)[1],value:(Double)0.6123724579811096} : () -> builtin.tensor<1xf32>
+    (%8) = "pd_op.uniform" (%5, %6, %7) {dtype:(pd_op.DataType)float32,legacy_var_names:["linear_1.w_0"],op_role:(Int32)0,persistable:[true],place:(pd_op.Place)Place(undefined:0),seed:(Int32)0,stop_gradient:[false]} : (builtin.tensor<2xi64>, builtin.tensor<1xf32>, builtin.tensor<1xf32>) -> builtin.tensor<8x8xf32>
+    () = "builtin.set_parameter" (%8) {op_role:(Int32)0,parameter_name:"linear_1.w_0"} : (builtin.tensor<8x8xf32>) -> 
+    (%9) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:["linear_1.b_0"],op_role:(Int32)0,persistable:[true],place:(pd_op.Place)Place(undefined:0),shape:(pd_op.IntArray)[8],stop_gradient:[false],value:(Double)0} : () -> builtin.tensor<8xf32>
+    () = "builtin.set_parameter" (%9) {op_role:(Int32)0,parameter_name:"linear_1.b_0"} : (builtin.tensor<8xf32>) -> 
+    (%10) = "pd_op.full_int_array" () {dtype:(pd_op.DataType)int64,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),value:[(Int64)8,(Int64)8]} : () -> builtin.tensor<2xi64>
+    (%11) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),shape:(pd_op.IntArray)[1],value:(Double)-0.6123724579811096} : () -> builtin.tensor<1xf32>
+    (%12) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),shape:(pd_op.IntArray)[1],value:(Double)0.6123724579811096} : () -> builtin.tensor<1xf32>
+    (%13) = "pd_op.uniform" (%10, %11, %12) {dtype:(pd_op.DataType)float32,legacy_var_names:["linear_2.w_0"],op_role:(Int32)0,persistable:[true],place:(pd_op.Place)Place(undefined:0),seed:(Int32)0,stop_gradient:[false]} : (builtin.tensor<2xi64>, builtin.tensor<1xf32>, builtin.tensor<1xf32>) -> builtin.tensor<8x8xf32>
+    () = "builtin.set_parameter" (%13) {op_role:(Int32)0,parameter_name:"linear_2.w_0"} : (builtin.tensor<8x8xf32>) -> 
+    (%14) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:["linear_2.b_0"],op_role:(Int32)0,persistable:[true],place:(pd_op.Place)Place(undefined:0),shape:(pd_op.IntArray)[8],stop_gradient:[false],value:(Double)0} : () -> builtin.tensor<8xf32>
+    () = "builtin.set_parameter" (%14) {op_role:(Int32)0,parameter_name:"linear_2.b_0"} : (builtin.tensor<8xf32>) -> 
+    (%15) = "pd_op.full_int_array" () {dtype:(pd_op.DataType)int64,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),value:[(Int64)8,(Int64)3]} : () -> builtin.tensor<2xi64>
+    (%16) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),shape:(pd_op.IntArray)[1],value:(Double)-0.7385489344596863} : () -> builtin.tensor<1xf32>
+    (%17) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:[""],op_role:(Int32)0,place:(pd_op.Place)Place(cpu),shape:(pd_op.IntArray)[1],value:(Double)0.7385489344596863} : () -> builtin.tensor<1xf32>
+    (%18) = "pd_op.uniform" (%15, %16, %17) {dtype:(pd_op.DataType)float32,legacy_var_names:["linear_3.w_0"],op_role:(Int32)0,persistable:[true],place:(pd_op.Place)Place(undefined:0),seed:(Int32)0,stop_gradient:[false]} : (builtin.tensor<2xi64>, builtin.tensor<1xf32>, builtin.tensor<1xf32>) -> builtin.tensor<8x3xf32>
+    () = "builtin.set_parameter" (%18) {op_role:(Int32)0,parameter_name:"linear_3.w_0"} : (builtin.tensor<8x3xf32>) -> 
+    (%19) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:["linear_3.b_0"],op_role:(Int32)0,persistable:[true],place:(pd_op.Place)Place(undefined:0),shape:(pd_op.IntArray)[3],stop_gradient:[false],value:(Double)0} : () -> builtin.tensor<3xf32>
+    () = "builtin.set_parameter" (%19) {op_role:(Int32)0,parameter_name:"linear_3.b_0"} : (builtin.tensor<3xf32>) -> 
+    (%20) = "pd_op.full" () {dtype:(pd_op.DataType)float32,legacy_var_names:["learning_rate_0"],op_role:(Int32)0,persistable:[true],place:(pd_op.Place)Place(undefined:0),shape:(pd_op.IntArray)[1],stop_gradient:[false],value:(Double)0.01} : () -> builtin.tensor<1xf32>
+    () = "builtin.set_parameter" (%20) {op_role:(Int32)0,parameter_name:"learning_rate_0"} : (builtin.tensor<1xf32>) -> 
+}
