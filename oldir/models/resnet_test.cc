@@ -238,7 +238,8 @@ TEST(LrScheduleTest, ExponentialDecayScalesAPowerOfTheStep) {
   schedule.staircase = true;
   const Status trained = AddTraining(&model, Momentum(schedule));
   ASSERT_TRUE(trained.ok()) << trained.ToString();
-  const Block root = model.main.Build().root();
+  const Program main = model.main.Build();  // the Block views it
+  const Block root = main.root();
   Strings ops;
   std::string last;
   for (int i = 3; i < root.num_ops(); ++i) {
