@@ -87,34 +87,6 @@ StatusOr<oldir::Bundle> ReadPirBundle(const std::string& dir) {
   return bundle;
 }
 
-ProgramAlignment Align(int rank, const char* program, const std::vector<std::string>& a,
-                       const std::vector<std::string>& b) {
-  ProgramAlignment out;
-  out.rank = rank;
-  out.program = program;
-  out.ops_a = static_cast<int>(a.size());
-  out.ops_b = static_cast<int>(b.size());
-  out.same_order = a == b;
-  if (out.same_order) return out;
-  for (AlignedOp& op : AlignOpSequences(a, b)) {
-    if (op.kind != AlignedOp::Kind::kSame) out.differences.push_back(std::move(op));
-  }
-  return out;
-}
-
-StatusOr<rt::MultiRankResult> Run(const std::string& dir, int steps, uint64_t seed,
-                                  const PirBundleCompareOptions& options, const char* side) {
-  rt::MultiRankConfig config;
-  config.rank_config.steps = steps;
-  config.rank_config.seed = seed;
-  config.rank_config.random_feeds = true;
-  config.rank_config.batch_size = options.batch_size;
-  config.world.timeout = options.timeout;
-  StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(dir, config);
-  if (!ran.ok()) return Status(ran.status()).AddNote(fmt::format("in the run of bundle {}", side));
-  return ran;
-}
-
 // A scalar fetch of a data-parallel run as one logical value: the mean over the replicas of each
 // replica's value (its first rank's), in double, in the fetch's dtype — as the serial check takes
 // it (serial_parity.h). One side may fetch each replica's own loss (the legacy passes) and the
@@ -301,6 +273,36 @@ std::vector<AlignedOp> AlignOpSequences(const std::vector<std::string>& a,
   return PairMoved(std::move(aligned));
 }
 
+ProgramAlignment AlignProgram(int rank, std::string program, const std::vector<std::string>& a,
+                              const std::vector<std::string>& b) {
+  ProgramAlignment out;
+  out.rank = rank;
+  out.program = std::move(program);
+  out.ops_a = static_cast<int>(a.size());
+  out.ops_b = static_cast<int>(b.size());
+  out.same_order = a == b;
+  if (out.same_order) return out;
+  for (AlignedOp& op : AlignOpSequences(a, b)) {
+    if (op.kind != AlignedOp::Kind::kSame) out.differences.push_back(std::move(op));
+  }
+  return out;
+}
+
+StatusOr<rt::MultiRankResult> RunBundleForComparison(const std::string& dir, int steps,
+                                                     uint64_t seed,
+                                                     const PirBundleCompareOptions& options,
+                                                     const char* side) {
+  rt::MultiRankConfig config;
+  config.rank_config.steps = steps;
+  config.rank_config.seed = seed;
+  config.rank_config.random_feeds = true;
+  config.rank_config.batch_size = options.batch_size;
+  config.world.timeout = options.timeout;
+  StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(dir, config);
+  if (!ran.ok()) return Status(ran.status()).AddNote(fmt::format("in the run of bundle {}", side));
+  return ran;
+}
+
 StatusOr<PirBundleComparison> ComparePirBundles(const std::string& a_dir, const std::string& b_dir,
                                                 const PirBundleCompareOptions& options) {
   IRM_ASSIGN_OR_RETURN(const oldir::Bundle a, ReadPirBundle(a_dir));
@@ -322,15 +324,17 @@ StatusOr<PirBundleComparison> ComparePirBundles(const std::string& a_dir, const 
   PirBundleComparison out;
   for (size_t r = 0; r < names_a.size(); ++r) {
     const int rank = static_cast<int>(r);
-    out.programs.push_back(Align(rank, "startup", names_a[r].startup, names_b[r].startup));
-    out.programs.push_back(Align(rank, "main", names_a[r].main, names_b[r].main));
+    out.programs.push_back(AlignProgram(rank, "startup", names_a[r].startup, names_b[r].startup));
+    out.programs.push_back(AlignProgram(rank, "main", names_a[r].main, names_b[r].main));
   }
   for (const ProgramAlignment& p : out.programs) out.same_op_order &= p.same_order;
 
   const int steps = options.steps > 0 ? options.steps : a.steps;
   const uint64_t seed = options.seed.value_or(static_cast<uint64_t>(a.seed));
-  IRM_ASSIGN_OR_RETURN(const rt::MultiRankResult run_a, Run(a_dir, steps, seed, options, "A"));
-  IRM_ASSIGN_OR_RETURN(const rt::MultiRankResult run_b, Run(b_dir, steps, seed, options, "B"));
+  IRM_ASSIGN_OR_RETURN(const rt::MultiRankResult run_a,
+                       RunBundleForComparison(a_dir, steps, seed, options, "A"));
+  IRM_ASSIGN_OR_RETURN(const rt::MultiRankResult run_b,
+                       RunBundleForComparison(b_dir, steps, seed, options, "B"));
   ParityReport& report = out.report;
   report.legacy_program = a_dir;
   report.new_program = b_dir;

@@ -28,6 +28,7 @@
 #include "common/status.h"
 #include "diff_tests/parity_report.h"
 #include "reference_runtime/executor.h"
+#include "reference_runtime/multi_rank_run.h"
 
 namespace irm::diff {
 
@@ -57,6 +58,10 @@ struct ProgramAlignment {
   std::vector<AlignedOp> differences;  // the entries that are not kSame, in alignment order
 };
 
+// The alignment of one program of one rank (`program` names it: "main", a job type, "plan").
+ProgramAlignment AlignProgram(int rank, std::string program, const std::vector<std::string>& a,
+                              const std::vector<std::string>& b);
+
 struct PirBundleComparison {
   std::vector<ProgramAlignment> programs;  // rank by rank, startup then main
   bool same_op_order = true;               // every program of every rank
@@ -77,6 +82,13 @@ struct PirBundleCompareOptions {
   // no order-independent digits to agree on.
   const rt::Scope* shadow = nullptr;
 };
+
+// Every rank of the bundle in `dir` for `steps` steps on the thread world, with `seed` and random
+// feeds of options.batch_size rows per replica; a failure says which side (`side`: "A", "B") ran.
+StatusOr<rt::MultiRankResult> RunBundleForComparison(const std::string& dir, int steps,
+                                                     uint64_t seed,
+                                                     const PirBundleCompareOptions& options,
+                                                     const char* side);
 
 // Errors: ReadBundle's; kInvalidArgument when either is not a pir bundle, when their world sizes
 // or data-parallel degrees differ, or when a rank runs a plan (the job programs of a pipeline are

@@ -47,34 +47,6 @@ StatusOr<std::map<std::string, std::vector<std::string>>> RankOpNames(
   return out;
 }
 
-ProgramAlignment Align(int rank, const std::string& program, const std::vector<std::string>& a,
-                       const std::vector<std::string>& b) {
-  ProgramAlignment out;
-  out.rank = rank;
-  out.program = program;
-  out.ops_a = static_cast<int>(a.size());
-  out.ops_b = static_cast<int>(b.size());
-  out.same_order = a == b;
-  if (out.same_order) return out;
-  for (AlignedOp& op : AlignOpSequences(a, b)) {
-    if (op.kind != AlignedOp::Kind::kSame) out.differences.push_back(std::move(op));
-  }
-  return out;
-}
-
-StatusOr<rt::MultiRankResult> Run(const std::string& dir, int steps, uint64_t seed,
-                                  const PirBundleCompareOptions& options, const char* side) {
-  rt::MultiRankConfig config;
-  config.rank_config.steps = steps;
-  config.rank_config.seed = seed;
-  config.rank_config.random_feeds = true;
-  config.rank_config.batch_size = options.batch_size;
-  config.world.timeout = options.timeout;
-  StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(dir, config);
-  if (!ran.ok()) return Status(ran.status()).AddNote(fmt::format("in the run of bundle {}", side));
-  return ran;
-}
-
 }  // namespace
 
 StatusOr<PirBundleComparison> ComparePlanBundles(const std::string& a_dir, const std::string& b_dir,
@@ -102,8 +74,9 @@ StatusOr<PirBundleComparison> ComparePlanBundles(const std::string& a_dir, const
       auto ia = names_a.find(p);
       auto ib = names_b.find(p);
       if (ia == names_a.end() && ib == names_b.end()) continue;
-      out.programs.push_back(Align(static_cast<int>(r), p, ia != names_a.end() ? ia->second : kNone,
-                                   ib != names_b.end() ? ib->second : kNone));
+      out.programs.push_back(AlignProgram(static_cast<int>(r), p,
+                                          ia != names_a.end() ? ia->second : kNone,
+                                          ib != names_b.end() ? ib->second : kNone));
     }
     // The plans are part of the order: the same jobs in the same order on both sides.
     std::vector<std::string> plan_a, plan_b;
@@ -113,14 +86,16 @@ StatusOr<PirBundleComparison> ComparePlanBundles(const std::string& a_dir, const
     for (const oldir::PlanJob& job : b.ranks[r].plan.value_or(std::vector<oldir::PlanJob>{})) {
       plan_b.push_back(fmt::format("{}#{}", job.type, job.micro_batch));
     }
-    out.programs.push_back(Align(static_cast<int>(r), "plan", plan_a, plan_b));
+    out.programs.push_back(AlignProgram(static_cast<int>(r), "plan", plan_a, plan_b));
   }
   for (const ProgramAlignment& p : out.programs) out.same_op_order &= p.same_order;
 
   const int steps = options.steps > 0 ? options.steps : a.steps;
   const uint64_t seed = options.seed.value_or(static_cast<uint64_t>(a.seed));
-  IRM_ASSIGN_OR_RETURN(const rt::MultiRankResult run_a, Run(a_dir, steps, seed, options, "A"));
-  IRM_ASSIGN_OR_RETURN(const rt::MultiRankResult run_b, Run(b_dir, steps, seed, options, "B"));
+  IRM_ASSIGN_OR_RETURN(const rt::MultiRankResult run_a,
+                       RunBundleForComparison(a_dir, steps, seed, options, "A"));
+  IRM_ASSIGN_OR_RETURN(const rt::MultiRankResult run_b,
+                       RunBundleForComparison(b_dir, steps, seed, options, "B"));
   ParityReport& report = out.report;
   report.legacy_program = a_dir;
   report.new_program = b_dir;
