@@ -17,7 +17,7 @@
 #include "newir/verifier.h"
 #include "oldir/builder.h"
 #include "oldir/initializer.h"
-#include "reference_runtime/kernels/shard_testing.h"
+#include "reference_runtime/kernels/shard_test_support.h"
 #include "reference_runtime/legacy_executor.h"
 #include "reference_runtime/pir_executor.h"
 

@@ -14,7 +14,7 @@
 #include "oldir/builder.h"
 #include "oldir/bundle.h"
 #include "oldir/initializer.h"
-#include "reference_runtime/kernels/shard_testing.h"
+#include "reference_runtime/kernels/shard_test_support.h"
 #include "reference_runtime/legacy_executor.h"
 #include "reference_runtime/multi_rank_run.h"
 #include "translator/bundle_translate.h"

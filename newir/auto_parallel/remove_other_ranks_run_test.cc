@@ -11,7 +11,7 @@
 #include "newir/auto_parallel/reshard_lowering.h"
 #include "newir/printer.h"
 #include "reference_runtime/comm/comm_testing.h"
-#include "reference_runtime/comm_ops_testing.h"
+#include "reference_runtime/comm_ops_test_support.h"
 #include "reference_runtime/kernels/kernel_testing.h"
 
 namespace irm::newir {

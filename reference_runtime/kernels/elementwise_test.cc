@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "reference_runtime/kernels/kernel_testing.h"
-#include "reference_runtime/kernels/naive_broadcast_testing.h"
+#include "reference_runtime/kernels/naive_broadcast_test_support.h"
 
 namespace irm::rt {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "reference_runtime/kernels/data_kernels.h"
-#include "reference_runtime/kernels/data_test_util.h"
+#include "reference_runtime/kernels/data_test_support.h"
 
 namespace irm::rt {
 namespace {

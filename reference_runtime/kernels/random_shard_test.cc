@@ -12,7 +12,7 @@
 
 #include "reference_runtime/kernel.h"
 #include "reference_runtime/kernels/kernel_testing.h"
-#include "reference_runtime/kernels/shard_testing.h"
+#include "reference_runtime/kernels/shard_test_support.h"
 #include "reference_runtime/philox.h"
 
 namespace irm::rt {

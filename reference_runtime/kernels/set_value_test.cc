@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "reference_runtime/kernels/data_test_util.h"
+#include "reference_runtime/kernels/data_test_support.h"
 
 namespace irm::rt {
 namespace {

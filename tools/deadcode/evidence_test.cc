@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
-#include "tools/deadcode/report_testing.h"
+#include "tools/deadcode/report_test_support.h"
 
 namespace irm::deadcode {
 namespace {

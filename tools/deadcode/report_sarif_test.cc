@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tools/deadcode/report_json.h"
-#include "tools/deadcode/report_testing.h"
+#include "tools/deadcode/report_test_support.h"
 
 namespace irm::deadcode {
 namespace {

@@ -12,7 +12,7 @@
 #include "common/file_io.h"
 #include "tools/deadcode/report_json.h"
 #include "tools/deadcode/report_sarif.h"
-#include "tools/deadcode/report_testing.h"
+#include "tools/deadcode/report_test_support.h"
 
 namespace irm::deadcode {
 namespace {

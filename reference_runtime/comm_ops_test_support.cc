@@ -1,5 +1,5 @@
-// Test support for the communication ops (comm_ops_testing.h).
-#include "reference_runtime/comm_ops_testing.h"
+// Test support for the communication ops (comm_ops_test_support.h).
+#include "reference_runtime/comm_ops_test_support.h"
 
 #include <gtest/gtest.h>
 
