@@ -91,6 +91,7 @@ StatusOr<SideRun> RunSide(const std::string& dir, int world_size,
   config.rank_config.random_feeds = true;
   config.rank_config.batch_size = options.batch_size;
   config.rank_config.options.gemm = options.gemm;
+  config.rank_config.options.kernels = options.kernels;
   config.world.trace = true;
   config.world.timeout = options.timeout;
   config.p2p = options.p2p;
@@ -359,6 +360,7 @@ StatusOr<ParityResult> RunBundleParity(const std::string& legacy_dir, const std:
         };
         rt::ExecutorOptions eo;
         eo.gemm = options.gemm;
+        eo.kernels = options.kernels;
         eo.seed = seed;
         report.isolation = IsolateNewOp(*suspect, inputs, outputs, options.tier, eo);
       }

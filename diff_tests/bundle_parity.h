@@ -16,6 +16,7 @@
 
 #include "common/status.h"
 #include "diff_tests/parity_run.h"
+#include "reference_runtime/kernel.h"
 #include "schedules/p2p_model.h"
 
 namespace irm::diff {
@@ -32,6 +33,9 @@ struct BundleParityOptions {
   int64_t batch_size = 4;        // the -1 dims of random feeds
   Tier tier = Tier::kExact;
   rt::GemmMode gemm = rt::GemmMode::kBlas;
+  // Every rank's kernels on both sides (ExecutorOptions::kernels; the isolated re-execution too):
+  // null for the CPU's, the GPU registry for --device gpu. Must outlive the call.
+  const rt::KernelRegistry* kernels = nullptr;
   std::vector<std::string> keep;  // glob patterns of outputs kept in full on both sides
   bool isolate = true;
   // The thread world's backstop for a rank stuck outside the world (hangs are found at once).

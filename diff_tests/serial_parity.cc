@@ -346,6 +346,7 @@ StatusOr<rt::MultiRankResult> RunSideOf(const std::string& dir, int steps, uint6
   config.rank_config.random_feeds = true;
   config.rank_config.batch_size = rows;
   config.rank_config.options.gemm = options.gemm;
+  config.rank_config.options.kernels = options.kernels;
   config.world.timeout = options.timeout;
   config.p2p = options.p2p;
   std::mutex progress_mu;
@@ -368,6 +369,7 @@ StatusOr<rt::MultiRankResult> RunStackedSerial(const Setup& setup, int steps,
   rt::ExecutorOptions eo;
   eo.seed = setup.seed;
   eo.gemm = options.gemm;
+  eo.kernels = options.kernels;
   rt::RankOutcome outcome;
   outcome.scope = std::make_unique<rt::Scope>();
   if (setup.serial_startup) {

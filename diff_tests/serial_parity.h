@@ -43,6 +43,10 @@ struct SerialParityOptions {
   int64_t batch_size = 4;        // rows per replica; the serial run draws dp_degree times as many
   Tier tier = Tier::kReordered;
   rt::GemmMode gemm = rt::GemmMode::kBlas;
+  // The kernels of both runs' ranks (ExecutorOptions::kernels): null for the CPU's, the GPU
+  // registry for --device gpu. The float64 shadow of the noise-floor tier stays on the CPU (it
+  // is the reference). Must outlive the call.
+  const rt::KernelRegistry* kernels = nullptr;
   // The thread world's backstop for a rank stuck outside the world (hangs are found at once).
   std::chrono::milliseconds timeout{60000};
   // When a send returns (a pipeline's 1F1B needs buffered sends, as NCCL gives them); unset: the

@@ -4,7 +4,9 @@
 #include <cstdint>
 
 #ifdef IRM_HAVE_CUDA
+#include "reference_runtime/cuda/device_world.h"
 #include "reference_runtime/cuda/gpu_kernel_registry.h"
+#include "reference_runtime/cuda/nccl_communicator.h"
 #endif
 
 namespace irm::tools {
@@ -78,6 +80,34 @@ StatusOr<const rt::KernelRegistry*> KernelsFor(RunDevice device,
   return Status(StatusCode::kInternal, Location{},
                 "--device gpu: no GPU can be used: this build has no CUDA backend (configure "
                 "with IRM_WITH_CUDA=ON where the CUDA toolkit is installed)");
+#endif
+}
+
+StatusOr<rt::RankWorldFactory> GpuWorldFactory(const std::string& backend, RunDevice device,
+                                               std::chrono::milliseconds timeout, bool trace) {
+  if (device != RunDevice::kGpu) {
+    return Status(
+        StatusCode::kInvalidArgument, Location{},
+        fmt::format("--backend {} communicates on the GPU: use it with --device gpu", backend));
+  }
+#ifdef IRM_HAVE_CUDA
+  if (backend == "nccl") {
+    rt::cuda::NcclWorldOptions options;
+    options.timeout = timeout;
+    options.trace = trace;
+    return rt::cuda::NcclWorld::Factory(options);
+  }
+  rt::cuda::DeviceWorldOptions options;
+  options.timeout = timeout;
+  options.trace = trace;
+  return rt::cuda::DeviceWorld::Factory(options);
+#else
+  (void)timeout;
+  (void)trace;
+  return Status(StatusCode::kInternal, Location{},
+                fmt::format("--backend {}: this build has no CUDA backend (configure with "
+                            "IRM_WITH_CUDA=ON where the CUDA toolkit is installed)",
+                            backend));
 #endif
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "common/status.h"
 #include "oldir/optimizer.h"
+#include "reference_runtime/comm/rank_world.h"
 #include "reference_runtime/kernel.h"
 #include "tools/ir_format.h"
 
@@ -57,5 +59,14 @@ void AddDeviceOption(CLI::App* app, RunDevice* target);
 // by `holder`. kInternal (exit 3) where no GPU can be used or the build has no CUDA backend.
 StatusOr<const rt::KernelRegistry*> KernelsFor(RunDevice device,
                                                std::unique_ptr<rt::KernelRegistry>* holder);
+
+// The world of a --ranks run whose communication is on the GPU: `backend` "device" (N ranks
+// sharing one GPU, reductions in rank order by a kernel: reference_runtime/cuda/device_world.h) or
+// "nccl" (one rank per GPU, in NCCL's deterministic settings: cuda/nccl_communicator.h), a call
+// waiting longer than `timeout` failing. kInvalidArgument (exit 2) for either without --device
+// gpu; kInternal (exit 3) where the build has no CUDA backend. `trace`: record every rank's calls
+// (for --trace).
+StatusOr<rt::RankWorldFactory> GpuWorldFactory(const std::string& backend, RunDevice device,
+                                               std::chrono::milliseconds timeout, bool trace);
 
 }  // namespace irm::tools

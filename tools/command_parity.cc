@@ -8,8 +8,8 @@
 // either run is a runtime failure with what every rank was waiting for. A distributed bundle
 // against its serial one-rank bundle (serial_parity.h) runs both, and compares the losses and the
 // parameters and optimizer state reassembled from the ranks, in the reordered or noise-floor tier.
-// --device gpu runs both sides of a program file on the host-staged GPU kernel registry
-// (tools/cli_options.h, KernelsFor).
+// --device gpu runs both sides — of a program file, of a bundle, or the distributed and serial
+// runs — on the host-staged GPU kernel registry (tools/cli_options.h, KernelsFor).
 #include <unistd.h>
 
 #include <cstdio>
@@ -146,8 +146,10 @@ int Emit(const ParityCommand& command, const diff::ParityResult& result, std::os
   return report.parity() ? kExitOk : kExitCheckFailed;
 }
 
-// A legacy bundle against its pir twin, every rank at once on the thread world.
-int RunBundleParity(const ParityCommand& command, std::ostream& out, std::ostream& err) {
+// A legacy bundle against its pir twin, every rank at once on the thread world, every rank's
+// kernels from `kernels` (null: the CPU's).
+int RunBundleParity(const ParityCommand& command, const rt::KernelRegistry* kernels,
+                    std::ostream& out, std::ostream& err) {
   if (command.backend != "thread") {
     return FailInput(Status(StatusCode::kInvalidArgument, Location{},
                             fmt::format("--backend {}: this build has only the thread backend",
@@ -198,6 +200,7 @@ int RunBundleParity(const ParityCommand& command, std::ostream& out, std::ostrea
   options.gemm = command.gemm;
   options.keep = command.dump_names;
   options.chrome_trace = !command.trace.empty();
+  options.kernels = kernels;
   if (ProgressOnTerminal(err)) {
     options.progress = [&err](const std::string& side, int rank, int step, int steps) {
       err << fmt::format("{} run: rank {} step {}/{}\n", side, rank, step, steps);
@@ -215,9 +218,11 @@ int RunBundleParity(const ParityCommand& command, std::ostream& out, std::ostrea
 // A distributed legacy bundle (`command.legacy`) against the serial one-rank bundle in `serial`,
 // in `tier`, sends returning under `p2p` (schedules::ParseP2pModel). What the serial check cannot
 // honour is refused rather than ignored: given feeds (the replicas would all read them whole), a
-// new-IR side, the intermediates' dumps and the trace.
+// new-IR side, the intermediates' dumps and the trace. Both runs' kernels come from `kernels`
+// (null: the CPU's).
 int RunSerialParityCommand(const ParityCommand& command, const std::string& serial, diff::Tier tier,
-                           const std::string& p2p, std::ostream& out, std::ostream& err) {
+                           const std::string& p2p, const rt::KernelRegistry* kernels,
+                           std::ostream& out, std::ostream& err) {
   auto refuse = [&err](const std::string& message) {
     return FailInput(Status(StatusCode::kInvalidArgument, Location{}, message), err);
   };
@@ -284,6 +289,7 @@ int RunSerialParityCommand(const ParityCommand& command, const std::string& seri
   options.batch_size = command.batch_size;
   options.tier = tier;
   options.gemm = command.gemm;
+  options.kernels = kernels;
   if (ProgressOnTerminal(err)) {
     options.progress = [&err](const std::string& side, int rank, int step, int steps) {
       err << fmt::format("{} run: rank {} step {}/{}\n", side, rank, step, steps);
@@ -302,12 +308,12 @@ int RunParityOn(const ParityCommand& command, const rt::KernelRegistry* kernels,
                 std::ostream& err) {
   if (!command.serial.empty()) {
     return RunSerialParityCommand(command, command.serial,
-                                  command.tier.value_or(diff::Tier::kReordered), command.p2p, out,
-                                  err);
+                                  command.tier.value_or(diff::Tier::kReordered), command.p2p,
+                                  kernels, out, err);
   }
   std::error_code ec;
   if (std::filesystem::is_directory(command.legacy, ec)) {
-    return RunBundleParity(command, out, err);
+    return RunBundleParity(command, kernels, out, err);
   }
   if (!command.p2p.empty()) {
     return FailInput(Status(StatusCode::kInvalidArgument, Location{},
@@ -384,15 +390,6 @@ int RunParityOn(const ParityCommand& command, const rt::KernelRegistry* kernels,
 
 int RunParityOnDevice(const ParityCommand& command, RunDevice device, std::ostream& out,
                       std::ostream& err) {
-  std::error_code ec;
-  if (device == RunDevice::kGpu &&
-      (!command.serial.empty() || std::filesystem::is_directory(command.legacy, ec))) {
-    // The bundle and serial drivers (bundle_parity.h, serial_parity.h) take no kernel registry yet.
-    return FailInput(Status(StatusCode::kUnimplemented, Location::File(command.legacy),
-                            "--device gpu compares one program file for now; a bundle's parity "
-                            "runs on the cpu"),
-                     err);
-  }
   // Before anything is read: without a GPU, --device gpu is a runtime failure (exit 3).
   std::unique_ptr<rt::KernelRegistry> gpu_kernels;
   StatusOr<const rt::KernelRegistry*> kernels = KernelsFor(device, &gpu_kernels);

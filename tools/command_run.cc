@@ -8,7 +8,9 @@
 // runs can be compared at a glance), or JSON; optionally saves every persistable var afterwards as
 // a .pdiparams file (sorted by name, as Paddle's save_combine). A failure exits with the same code
 // for one rank (--rank) as for all (--ranks). --device gpu runs the same executors on the
-// host-staged GPU kernel registry (tools/cli_options.h, KernelsFor).
+// host-staged GPU kernel registry (tools/cli_options.h, KernelsFor), and with --ranks may move the
+// communication onto the GPU too: --backend device (every rank on one GPU) or nccl (one rank per
+// GPU).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -184,8 +186,17 @@ int RunBundle(const RunCommand& command, const rt::KernelRegistry* kernels, rt::
 }
 
 // The world of a --ranks run: unset for the thread backend; Gloo with every rank as a thread, or
-// (a child of --launch processes) this process's one rank.
-StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command) {
+// (a child of --launch processes) this process's one rank; on the GPU (--device gpu) the device
+// world or NCCL.
+StatusOr<rt::RankWorldFactory> WorldFactory(const RunCommand& command, RunDevice device) {
+  if (command.backend == "device" || command.backend == "nccl") {
+    if (command.launch != "threads" || command.rank_process >= 0) {
+      return Status(StatusCode::kInvalidArgument, Location{},
+                    "--launch processes needs --backend gloo");
+    }
+    return GpuWorldFactory(command.backend, device, std::chrono::milliseconds(command.timeout_ms),
+                           !command.trace.empty());
+  }
   if (command.backend == "thread") {
     if (command.launch != "threads" || command.rank_process >= 0) {
       return Status(StatusCode::kInvalidArgument, Location{},
@@ -220,7 +231,8 @@ int RunAllRanks(const RunCommand& command, const rt::KernelRegistry* kernels, rt
                 std::ostream& out, std::ostream& err) {
   StatusOr<oldir::Bundle> bundle = oldir::ReadBundle(command.input);
   if (!bundle.ok()) return Fail(bundle.status(), err);
-  StatusOr<rt::RankWorldFactory> factory = WorldFactory(command);
+  StatusOr<rt::RankWorldFactory> factory =
+      WorldFactory(command, kernels != nullptr ? RunDevice::kGpu : RunDevice::kCpu);
   if (!factory.ok()) return Fail(factory.status(), err);
   if (bundle->world_size != command.ranks) {
     return Fail(Status(StatusCode::kInvalidArgument, Location::File(command.input),
@@ -309,13 +321,6 @@ int RunOnDevice(const RunCommand& command, RunDevice device, std::ostream& out, 
       return Fail(p2p.status(), err);
     }
   }
-  if (device == RunDevice::kGpu && command.launch == "processes") {
-    // The rank processes are started without --device.
-    return Fail(Status(StatusCode::kInvalidArgument, Location{},
-                       "--device gpu runs the ranks as threads of this process: use it with "
-                       "--launch threads"),
-                err);
-  }
   // Before anything is read: without a GPU, --device gpu is a runtime failure (exit 3).
   std::unique_ptr<rt::KernelRegistry> gpu_kernels;
   StatusOr<const rt::KernelRegistry*> kernels = KernelsFor(device, &gpu_kernels);
@@ -385,7 +390,8 @@ int RunRun(const RunCommand& command, std::ostream& out, std::ostream& err) {
 
 RegisteredCommand AddRunCommand(CLI::App& parent) {
   auto command = std::make_shared<RunCommand>();
-  // Beside the command (RunCommand has no device field yet).
+  // Parsed beside the command, then written into RunCommand::device (which --launch processes
+  // forwards to each rank).
   auto device = std::make_shared<RunDevice>(RunDevice::kCpu);
   RunCommand& run = *command;
   CLI::App* run_app = parent.add_subcommand(
@@ -407,8 +413,10 @@ RegisteredCommand AddRunCommand(CLI::App& parent) {
   run_app
       ->add_option("--backend", run.backend,
                    "The communication backend of a --ranks run: thread (in-process, "
-                   "reductions in rank order; the reference) or gloo (TCP on loopback)")
-      ->check(CLI::IsMember({"thread", "gloo"}))
+                   "reductions in rank order; the reference), gloo (TCP on loopback), or with "
+                   "--device gpu: device (every rank on one GPU, reductions in rank order) or "
+                   "nccl (one rank per GPU)")
+      ->check(CLI::IsMember({"thread", "gloo", "device", "nccl"}))
       ->capture_default_str();
   run_app->add_option("--trace", run.trace,
                       "With --ranks: write a Chrome trace of the run (one track per rank, job "
@@ -421,8 +429,8 @@ RegisteredCommand AddRunCommand(CLI::App& parent) {
       ->capture_default_str();
   run_app
       ->add_option("--timeout-ms", run.timeout_ms,
-                   "--backend gloo: a call waiting longer than this fails (a hang becomes an "
-                   "error)")
+                   "--backend gloo, device, nccl: a call waiting longer than this fails (a hang "
+                   "becomes an error)")
       ->check(AtLeast(1))
       ->capture_default_str();
   run_app->add_option("--p2p", run.p2p,
@@ -465,6 +473,7 @@ RegisteredCommand AddRunCommand(CLI::App& parent) {
   AddDeviceOption(run_app, device.get());
   run_app->add_flag("--json", run.json, "JSON on stdout: every step's fetches with hashes");
   return {run_app, [command, device](std::ostream& out, std::ostream& err) {
+            command->device = *device == RunDevice::kGpu ? "gpu" : "cpu";
             return RunOnDevice(*command, *device, out, err);
           }};
 }

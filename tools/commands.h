@@ -127,6 +127,8 @@ struct RunCommand {
   int rank = 0;                    // the bundle rank to run
   int ranks = 0;                   // > 0: every rank of the bundle at once (its world size)
   std::string backend = "thread";  // the communication backend of a --ranks run
+  // --device: where the kernels run ("cpu" or "gpu"); --launch processes hands it to each rank.
+  std::string device = "cpu";
   std::string trace;               // --ranks: a Chrome trace of the run (Perfetto)
   std::string launch = "threads";  // gloo: the ranks as threads of this process, or processes
   int64_t timeout_ms = 60000;      // gloo: every call's timeout

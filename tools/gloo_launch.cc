@@ -104,6 +104,8 @@ std::vector<std::string> ChildArguments(const std::string& exe, const RunCommand
   for (const std::string& feed : command.feeds) args.insert(args.end(), {"--feed", feed});
   for (const std::string& fetch : command.fetch) args.insert(args.end(), {"--fetch", fetch});
   if (command.random_feeds) args.push_back("--random-feeds");
+  // Only when asked, so that a CPU child's command line is what it always was.
+  if (command.device != "cpu") args.insert(args.end(), {"--device", command.device});
   if (command.json) args.push_back("--json");
   return args;
 }

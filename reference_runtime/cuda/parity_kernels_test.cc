@@ -1,0 +1,73 @@
+// Bundle and serial parity run every rank on the kernels they are given (--device gpu hands them
+// the GPU registry): with none, the CPU's, and parity holds; with a registry that has no kernel at
+// all, both runs fail at their first op naming the missing kernel — so the registry reaches every
+// rank's executor, on both sides. Needs no GPU.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "diff_tests/bundle_parity.h"
+#include "diff_tests/corpus/corpus.h"
+#include "diff_tests/serial_parity.h"
+
+namespace irm::diff {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ParityKernelsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("irm_parity_kernels_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    StatusOr<corpus::BundleCase> dp2 = corpus::CaseNamed("dp2_mlp");
+    ASSERT_TRUE(dp2.ok()) << dp2.status().ToString();
+    ASSERT_TRUE(corpus::WriteBundleCase(*dp2, (dir_ / "dp2").string()).ok());
+    // Two replicas of kRows rows: the serial run takes the global batch.
+    StatusOr<corpus::BundleCase> serial = corpus::SerialMlp(2 * kRows);
+    ASSERT_TRUE(serial.ok()) << serial.status().ToString();
+    ASSERT_TRUE(corpus::WriteBundleCase(*serial, (dir_ / "serial").string()).ok());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static constexpr int64_t kRows = 4;
+  fs::path dir_;
+  rt::KernelRegistry empty_;  // no kernel at all
+};
+
+TEST_F(ParityKernelsTest, BundleParityRunsBothSidesOnTheGivenKernels) {
+  BundleParityOptions options;
+  options.steps = 1;
+  options.batch_size = kRows;
+  StatusOr<ParityResult> cpu = RunBundleParity((dir_ / "dp2").string(), "", options);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+  EXPECT_TRUE(cpu->report.parity());
+
+  options.kernels = &empty_;
+  StatusOr<ParityResult> none = RunBundleParity((dir_ / "dp2").string(), "", options);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().ToString().find("there is no kernel"), std::string::npos)
+      << none.status().ToString();
+}
+
+TEST_F(ParityKernelsTest, SerialParityRunsBothRunsOnTheGivenKernels) {
+  SerialParityOptions options;
+  options.steps = 1;
+  options.batch_size = kRows;
+  StatusOr<ParityResult> cpu =
+      RunSerialParity((dir_ / "dp2").string(), (dir_ / "serial").string(), options);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+  EXPECT_TRUE(cpu->report.parity());
+
+  options.kernels = &empty_;
+  StatusOr<ParityResult> none =
+      RunSerialParity((dir_ / "dp2").string(), (dir_ / "serial").string(), options);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().ToString().find("there is no kernel"), std::string::npos)
+      << none.status().ToString();
+}
+
+}  // namespace
+}  // namespace irm::diff
