@@ -20,7 +20,7 @@
 #include "oldir/builder.h"
 #include "oldir/initializer.h"
 #include "oldir/optimizer.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::diff {
 namespace {

@@ -8,7 +8,7 @@
 #include "diff_tests/parity_run.h"
 #include "diff_tests/parity_test_support.h"
 #include "newir/verifier.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::diff {
 namespace {

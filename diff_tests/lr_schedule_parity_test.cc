@@ -15,7 +15,7 @@
 #include "oldir/models/lr_schedule.h"
 #include "oldir/models/resnet.h"
 #include "oldir/models/training.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::diff {
 namespace {

@@ -22,9 +22,9 @@
 #include "newir/verifier.h"
 #include "oldir/models/gpt.h"
 #include "oldir/models/training.h"
-#include "reference_runtime/comm/comm_testing.h"
+#include "reference_runtime/comm/comm_test_support.h"
 #include "reference_runtime/comm_ops_test_support.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/pir_executor.h"
 #include "translator/translate.h"
 

@@ -11,7 +11,7 @@
 #include "newir/parser.h"
 #include "oldir/models/mlp.h"
 #include "oldir/models/training.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::diff {
 namespace {

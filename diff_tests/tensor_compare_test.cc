@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::diff {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "diff_tests/trace_align.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::diff::testing {
 

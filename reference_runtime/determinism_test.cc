@@ -9,7 +9,7 @@
 #include "oldir/models/gpt.h"
 #include "oldir/models/training.h"
 #include "reference_runtime/kernels/gemm.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/legacy_executor.h"
 #include "reference_runtime/run.h"
 

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/legacy_executor.h"
 #include "reference_runtime/legacy_test_support.h"
 

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "oldir/program_io.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/legacy_executor.h"
 
 namespace irm::rt::testing {

@@ -13,7 +13,7 @@
 
 #include "newir/parser.h"
 #include "newir/verifier.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/legacy_executor.h"
 #include "reference_runtime/legacy_test_support.h"
 #include "reference_runtime/pir_executor.h"

@@ -8,7 +8,7 @@
 #include "newir/op_info.h"
 #include "newir/parser.h"
 #include "newir/pd_op_catalog.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/pir_executor.h"
 #include "reference_runtime/pir_test_kernels.h"
 

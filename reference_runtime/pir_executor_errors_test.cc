@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "newir/parser.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/pir_executor.h"
 #include "reference_runtime/pir_test_kernels.h"
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <sstream>
 
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/philox.h"
 #include "reference_runtime/pir_test_kernels.h"
 

@@ -11,7 +11,7 @@
 
 #include "newir/parser.h"
 #include "newir/verifier.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/pir_bindings.h"
 
 namespace irm::rt::testing {

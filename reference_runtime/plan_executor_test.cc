@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "reference_runtime/bundle_run.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/legacy_executor.h"
 #include "reference_runtime/pir_executor.h"
 #include "reference_runtime/pir_test_kernels.h"

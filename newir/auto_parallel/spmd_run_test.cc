@@ -19,9 +19,9 @@
 #include "newir/auto_parallel/spmd_test_support.h"
 #include "newir/printer.h"
 #include "newir/verifier.h"
-#include "reference_runtime/comm/comm_testing.h"
+#include "reference_runtime/comm/comm_test_support.h"
 #include "reference_runtime/comm_ops_test_support.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::newir {
 namespace {

@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
-#include "reference_runtime/comm/comm_testing.h"
+#include "reference_runtime/comm/comm_test_support.h"
 #include "reference_runtime/dtype_visit.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt {
 namespace {

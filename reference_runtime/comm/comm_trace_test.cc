@@ -2,7 +2,7 @@
 // the comparison the parity engine uses, blind to call sites.
 #include <gtest/gtest.h>
 
-#include "reference_runtime/comm/comm_testing.h"
+#include "reference_runtime/comm/comm_test_support.h"
 #include "reference_runtime/comm/comm_trace.h"
 
 namespace irm::rt {

@@ -13,10 +13,10 @@
 
 #include <fmt/format.h>
 
-#include "reference_runtime/comm/comm_testing.h"
+#include "reference_runtime/comm/comm_test_support.h"
 #include "reference_runtime/comm/gloo_watch.h"
 #include "reference_runtime/comm/gloo_world.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt {
 namespace {

@@ -9,7 +9,7 @@
 #include <chrono>
 #include <thread>
 
-#include "reference_runtime/comm/comm_testing.h"
+#include "reference_runtime/comm/comm_test_support.h"
 
 namespace irm::rt {
 namespace {

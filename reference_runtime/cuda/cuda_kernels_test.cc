@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "reference_runtime/cuda/gpu_test_support.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt::cuda {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "reference_runtime/cuda/device_allocator.h"
 #include "reference_runtime/cuda/gpu_test_support.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt::cuda {
 namespace {

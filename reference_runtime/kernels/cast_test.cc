@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "reference_runtime/kernels/data_kernels.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt {
 namespace {

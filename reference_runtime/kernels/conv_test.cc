@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "reference_runtime/kernel.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt {
 namespace {

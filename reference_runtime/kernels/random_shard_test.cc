@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "reference_runtime/kernel.h"
-#include "reference_runtime/kernels/kernel_testing.h"
+#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/kernels/shard_test_support.h"
 #include "reference_runtime/philox.h"
 

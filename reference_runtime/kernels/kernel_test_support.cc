@@ -1,5 +1,5 @@
-// Test support for kernel tests (kernel_testing.h).
-#include "reference_runtime/kernels/kernel_testing.h"
+// Test support for kernel tests (kernel_test_support.h).
+#include "reference_runtime/kernels/kernel_test_support.h"
 
 #include <gtest/gtest.h>
 
