@@ -84,7 +84,8 @@ TEST(CudaStagedRegistryTest, TheExecutorLocatesARefusalAtTheOp) {
   ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
   ExecutorOptions options;
   options.kernels = gpu->get();
-  const std::string path = std::string(IRM_TRANSLATOR_OPS_TESTDATA) + "/conv2d_train_parity.prototxt";
+  const std::string path =
+      std::string(IRM_TRANSLATOR_OPS_TESTDATA) + "/conv2d_train_parity.prototxt";
   StatusOr<LoadedProgram> program = LoadProgramForRun(path, options);
   ASSERT_TRUE(program.ok()) << program.status().ToString();
   Scope scope;
