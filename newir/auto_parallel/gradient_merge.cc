@@ -9,25 +9,19 @@
 #include <utility>
 
 #include "newir/attributes.h"
+#include "newir/auto_parallel/op_roles.h"
 #include "newir/builder.h"
 
 namespace irm::newir {
 namespace {
 
 // Paddle's OpRole bits (python/paddle/base/framework.py's OpRole): Backward 1, Optimize 2.
-constexpr int32_t kBackwardRole = 1;
-constexpr int32_t kOptimizeRole = 2;
-
-std::optional<int32_t> RoleOf(const Operation& op) {
-  if (const int32_t* role = op.attribute("op_role").AsInt32()) return *role;
-  return std::nullopt;
-}
 bool IsOptimize(const Operation& op) {
-  const std::optional<int32_t> role = RoleOf(op);
+  const std::optional<int32_t> role = OpRoleOf(op);
   return role && (*role & kOptimizeRole) != 0;
 }
 bool IsBackward(const Operation& op) {
-  const std::optional<int32_t> role = RoleOf(op);
+  const std::optional<int32_t> role = OpRoleOf(op);
   return role && (*role & kBackwardRole) != 0 && (*role & kOptimizeRole) == 0;
 }
 
@@ -106,7 +100,7 @@ class Merger {
     const std::vector<Operation*> ops = top_.ops();
     for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
       Operation* op = *it;
-      if (moved_.count(op) != 0 || RoleOf(*op) || op->num_results() == 0) continue;
+      if (moved_.count(op) != 0 || OpRoleOf(*op) || op->num_results() == 0) continue;
       const std::string_view name = op->name();
       if (name == "builtin.parameter" || name == "pd_op.data" || name == "pd_op.fetch") continue;
       bool only_optimizer = true;
@@ -277,16 +271,7 @@ class Merger {
 
   void Rewrite() {
     // The buffers and the counter join the program's parameters.
-    Operation* after_parameters = nullptr;
-    for (Operation* op : top_.ops()) {
-      if (op->name() != "builtin.parameter") break;
-      after_parameters = op;
-    }
-    if (after_parameters != nullptr) {
-      builder_.SetInsertionPointAfter(*after_parameters);
-    } else {
-      builder_.SetInsertionPointToStart(top_);
-    }
+    SetInsertionPointAfterParameters(builder_, top_);
     std::vector<Value*> buffers;
     for (const Gradient& g : grads_) buffers.push_back(Parameter(g.buffer_name, g.grad->type()));
     Value* step = Parameter(kGradientMergeStepName, Type::DenseTensor(Type::I32(), {1}));
@@ -419,6 +404,19 @@ class Merger {
 };
 
 }  // namespace
+
+void SetInsertionPointAfterParameters(Builder& builder, Block& top) {
+  Operation* after_parameters = nullptr;
+  for (Operation* op : top.ops()) {
+    if (op->name() != "builtin.parameter") break;
+    after_parameters = op;
+  }
+  if (after_parameters != nullptr) {
+    builder.SetInsertionPointAfter(*after_parameters);
+  } else {
+    builder.SetInsertionPointToStart(top);
+  }
+}
 
 StatusOr<GradientMergeFault> GradientMergeFaultFromName(std::string_view name) {
   if (name.empty() || name == "none") return GradientMergeFault::kNone;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "newir/builder.h"
 #include "newir/program.h"
 
 namespace irm::newir {
@@ -79,5 +80,9 @@ StatusOr<GradientMergeResult> ApplyGradientMerge(Program& main,
 // `paddle.full(local_shape, 0, dtype)` made persistable in the startup block). Parameters the
 // startup already sets are left alone. Fails (kInvalid) on a buffer of dynamic dims.
 Status AddGradientMergeInitializers(Program& startup, const Program& main);
+
+// Sets `builder` after the leading builtin.parameter ops of `top` (at its start when there are
+// none): where a pass's merge buffers join the program's parameters.
+void SetInsertionPointAfterParameters(Builder& builder, Block& top);
 
 }  // namespace irm::newir

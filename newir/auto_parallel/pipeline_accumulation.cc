@@ -11,19 +11,11 @@
 
 #include "newir/attributes.h"
 #include "newir/auto_parallel/gradient_merge.h"
+#include "newir/auto_parallel/op_roles.h"
 #include "newir/builder.h"
 
 namespace irm::newir {
 namespace {
-
-constexpr int32_t kBackwardRole = 1;
-constexpr int32_t kOptimizeRole = 2;
-
-std::optional<int32_t> RoleOf(const Operation& op) {
-  const int32_t* role = op.attribute("op_role").AsInt32();
-  if (role == nullptr) return std::nullopt;
-  return *role;
-}
 
 std::string ParameterNameOf(const Value& value) {
   const Operation* op = value.defining_op();
@@ -73,13 +65,13 @@ StatusOr<size_t> AppendPipelineAccumulation(Program& main, int64_t micro_batches
   std::vector<Gradient> grads;
   std::map<const Value*, size_t> index;
   for (Operation* op : top.ops()) {
-    if (RoleOf(*op) != kOptimizeRole) continue;
+    if (OpRoleOf(*op) != kOptimizeRole) continue;
     optimizer.push_back(op);
     for (size_t i = 0; i < op->num_operands(); ++i) {
       Value* v = op->operand(i);
       Operation* producer = v == nullptr ? nullptr : v->defining_op();
       if (producer == nullptr || producer->parent_block() != &top ||
-          (RoleOf(*producer).value_or(0) & kBackwardRole) == 0 || index.count(v) != 0) {
+          (OpRoleOf(*producer).value_or(0) & kBackwardRole) == 0 || index.count(v) != 0) {
         continue;
       }
       if (v->type().kind() != TypeKind::kDenseTensor || !StaticDims(v->type())) {
@@ -104,16 +96,7 @@ StatusOr<size_t> AppendPipelineAccumulation(Program& main, int64_t micro_batches
 
   Builder builder(top);
   // The buffers join the program's parameters.
-  Operation* after_parameters = nullptr;
-  for (Operation* op : top.ops()) {
-    if (op->name() != "builtin.parameter") break;
-    after_parameters = op;
-  }
-  if (after_parameters != nullptr) {
-    builder.SetInsertionPointAfter(*after_parameters);
-  } else {
-    builder.SetInsertionPointToStart(top);
-  }
+  SetInsertionPointAfterParameters(builder, top);
   std::vector<Value*> buffers;
   for (const Gradient& g : grads) {
     buffers.push_back(builder

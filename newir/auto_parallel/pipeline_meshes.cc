@@ -11,6 +11,7 @@
 #include "newir/attributes.h"
 #include "newir/auto_parallel/dist_to_dense.h"
 #include "newir/auto_parallel/gradient_merge.h"
+#include "newir/auto_parallel/op_roles.h"
 #include "newir/auto_parallel/pipeline_accumulation.h"
 #include "newir/auto_parallel/process_groups.h"
 #include "newir/auto_parallel/remove_other_ranks.h"
@@ -24,15 +25,6 @@
 
 namespace irm::newir {
 namespace {
-
-constexpr int32_t kBackwardBit = 1;
-constexpr int32_t kOptimizeRole = 2;
-
-std::optional<int32_t> RoleOf(const Operation& op) {
-  const int32_t* role = op.attribute("op_role").AsInt32();
-  if (role == nullptr) return std::nullopt;
-  return *role;
-}
 
 std::string StringAttr(const Operation& op, std::string_view name) {
   const std::string_view* value = op.attribute(name).AsString();
@@ -90,7 +82,7 @@ class ChunkAssignment {
     // constants); readers come later, so the last ones are decided first.
     for (auto it = unplaced.rbegin(); it != unplaced.rend(); ++it) {
       const Operation* op = *it;
-      if (RoleOf(*op) == kOptimizeRole) continue;  // an optimizer op of no parameter: every stage
+      if (OpRoleOf(*op) == kOptimizeRole) continue;  // an optimizer op of no parameter: every stage
       std::optional<int> chunk = FirstReaderChunk(*op);
       if (chunk) chunk_[op] = *chunk;
     }
@@ -100,7 +92,7 @@ class ChunkAssignment {
  private:
   void Place(const Operation& op, int chunk) {
     chunk_[&op] = chunk;
-    if ((RoleOf(op).value_or(0) & kBackwardBit) != 0 || RoleOf(op) == kOptimizeRole) return;
+    if ((OpRoleOf(op).value_or(0) & kBackwardRole) != 0 || OpRoleOf(op) == kOptimizeRole) return;
     for (const Value* result : op.results()) {
       const std::string name = LegacyName(*result);
       if (!name.empty()) forward_chunk_of_var_.emplace(name, chunk);
@@ -162,12 +154,12 @@ class ChunkAssignment {
   }
 
   StatusOr<std::optional<int>> Decide(const Operation& op) const {
-    const std::optional<int32_t> role = RoleOf(op);
+    const std::optional<int32_t> role = OpRoleOf(op);
     if (!role || op.name() == "pd_op.fetch") return LatestProducerChunk(op);
     if (*role == kOptimizeRole) {
       return op.num_operands() > 0 ? ParameterChunk(op.operand(0)) : std::nullopt;
     }
-    if ((*role & kBackwardBit) != 0) {
+    if ((*role & kBackwardRole) != 0) {
       // The forward op whose output gradient it reads; a gradient's sum goes with the var's
       // producer.
       for (size_t i = 0; i < op.num_operands(); ++i) {
@@ -374,7 +366,7 @@ StatusOr<size_t> AnnotatePipelineStages(Program& main, const PipelineMeshOptions
           }
         }
       }
-    } else if (op->name() == "pd_op.data" && RoleOf(*op)) {
+    } else if (op->name() == "pd_op.data" && OpRoleOf(*op)) {
       for (const OpOperand* use : op->result(0)->uses()) {
         auto reader = placed.find(use->owner());
         if (reader != placed.end()) {
