@@ -480,18 +480,6 @@ StatusOr<EnginePair> Flow::LegacyAgainstPir() {
   compare.seed = seed_;
   compare.batch_size = options_.batch_size;
   compare.timeout = options_.timeout;
-  if (pipelined_) {
-    // The pipeline's ranks run plans of jobs: compared job program by job program.
-    IRM_ASSIGN_OR_RETURN(PirBundleComparison comparison,
-                         ComparePlanBundles(Dir("legacy_pir"), Dir("pir"), compare));
-    Progress(EngineStage::kRun, fmt::format("(legacy-pir) {} ranks, {} steps each side",
-                                            strategy_.world_size(), steps_));
-    EnginePair pair = Judged("legacy-pir", std::move(comparison.report));
-    pair.same_op_order = comparison.same_op_order;
-    pair.op_differences = DescribeOpDifferences(comparison);
-    pair.first_op_difference = FirstOpDifference(comparison);
-    return pair;
-  }
   // The float64 shadow of the serial program arbitrates as the serial check does. Not with
   // gradient merge: there the arbitration, which lets either road be judged against the other,
   // would excuse a merge that is wrong by a scale (1/(k+1)) on both the parameter and its
@@ -503,11 +491,13 @@ StatusOr<EnginePair> Flow::LegacyAgainstPir() {
                                  options_.batch_size * strategy_.dp_degree, rt::GemmMode::kBlas));
     compare.shadow = &shadow->scope;
   }
+  // A pipeline's ranks run plans of jobs: compared job program by job program.
   IRM_ASSIGN_OR_RETURN(PirBundleComparison comparison,
-                       ComparePirBundles(Dir("legacy_pir"), Dir("pir"), compare));
+                       pipelined_ ? ComparePlanBundles(Dir("legacy_pir"), Dir("pir"), compare)
+                                  : ComparePirBundles(Dir("legacy_pir"), Dir("pir"), compare));
   Progress(EngineStage::kRun, fmt::format("(legacy-pir) {} ranks, {} steps each side",
                                           strategy_.world_size(), steps_));
-  WaiveBookkeeping(serial_startup_, serial_main_, comparison.report);
+  if (!pipelined_) WaiveBookkeeping(serial_startup_, serial_main_, comparison.report);
   EnginePair pair = Judged("legacy-pir", std::move(comparison.report));
   pair.same_op_order = comparison.same_op_order;
   pair.op_differences = DescribeOpDifferences(comparison);

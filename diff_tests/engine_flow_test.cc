@@ -286,10 +286,10 @@ TEST_P(EnginePipelineTest, TheNewIrRoadSplitsTheStagesAndEveryPairPasses) {
   EXPECT_NE(std::find_if(lines.begin(), lines.end(),
                          [&](const std::string& l) { return l.rfind(parallel, 0) == 0; }),
             lines.end());
-  // The road: a pure pipeline on stage meshes of the new IR's passes, whose cross-mesh reshards
-  // are Paddle's send_v2/recv_v2 (same_status_reshard_func.py); a hybrid on the legacy
-  // partition's stages, translated (p_send/p_recv).
-  const bool on_meshes = c.dp == 1 && c.mp == 1;
+  // The road: a pipeline (with or without dp) on stage meshes of the new IR's passes, whose
+  // cross-mesh reshards are Paddle's send_v2/recv_v2 (same_status_reshard_func.py); tp x pp on
+  // the legacy partition's stages, translated (p_send/p_recv).
+  const bool on_meshes = c.mp == 1;
   const std::string plan = on_meshes ? "stage meshes" : "stages of the legacy partition";
   EXPECT_NE(std::find_if(lines.begin(), lines.end(),
                          [&](const std::string& l) {

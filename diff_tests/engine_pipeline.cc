@@ -135,10 +135,7 @@ Status WriteSplitRank(const newir::Program& stage_program, const PirPipelineOpti
 }  // namespace
 
 bool PipelineOnStageMeshes(const oldir::passes::Strategy& strategy) {
-  // With dp the stage meshes run too (serial-pir passes), but legacy-pir compares a plan
-  // bundle's scalar fetches rank by rank: each replica's own loss on the legacy road against the
-  // replicas' mean here (docs/engine.md "Not done yet").
-  return strategy.pp_degree > 1 && strategy.dp_degree == 1 && strategy.mp_degree == 1;
+  return strategy.pp_degree > 1 && strategy.mp_degree == 1;
 }
 
 StatusOr<std::string> WritePirPipelineFromSerial(const PirPipelineFromSerial& serial,

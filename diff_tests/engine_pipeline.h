@@ -60,8 +60,8 @@ struct PirPipelineFromSerial {
   int64_t micro_batch_size = 1;
 };
 
-// Whether the new IR's own road makes `strategy`'s pipeline (pure pipelines; hybrids take the
-// partition road).
+// Whether the new IR's own road makes `strategy`'s pipeline (pure pipelines and dp x pp; tp x pp
+// takes the partition road).
 bool PipelineOnStageMeshes(const oldir::passes::Strategy& strategy);
 
 // Writes the pir bundle of `serial` into `out_dir` and checks it as WritePirPipelineFromPartition

@@ -88,57 +88,72 @@ StatusOr<oldir::Bundle> ReadPirBundle(const std::string& dir) {
 }
 
 // A scalar fetch of a data-parallel run as one logical value: the mean over the replicas of each
-// replica's value (its first rank's), in double, in the fetch's dtype — as the serial check takes
-// it (serial_parity.h). One side may fetch each replica's own loss (the legacy passes) and the
+// replica's value, in double, in the fetch's dtype — as the serial check takes it
+// (serial_parity.h). One side may fetch each replica's own loss (the legacy passes) and the
 // other the loss already averaged over the replicas (Partial(avg) all-reduced in the new IR);
-// both mean the same global loss. Null for a fetch that is not a float scalar.
-std::optional<rt::Tensor> MeanOverReplicas(const std::vector<rt::RankOutcome>& ranks, size_t step,
-                                           size_t fetch, int dp) {
-  const int per_replica = static_cast<int>(ranks.size()) / dp;
-  double sum = 0.0;
+// both mean the same global loss. The replicas of `rank` are the ranks at its place in the other
+// replicas (rank + k * world / dp: Paddle's hybrid topology, dp outermost). A plan's fetch holds
+// one value per micro-batch (plan_executor.h: a 0-D loss merged to [m]), averaged elementwise.
+// Null for a fetch that is not m float scalars on every replica.
+std::optional<rt::Tensor> MeanOverReplicas(const std::vector<rt::RankOutcome>& ranks, size_t rank,
+                                           size_t step, size_t fetch, int dp,
+                                           int64_t micro_batches) {
+  const size_t per_replica = ranks.size() / static_cast<size_t>(dp);
+  std::vector<double> sum(static_cast<size_t>(micro_batches), 0.0);
   const rt::Tensor* like = nullptr;
   for (int k = 0; k < dp; ++k) {
-    const rt::RankOutcome& first = ranks[static_cast<size_t>(k * per_replica)];
-    if (step >= first.steps.size() || fetch >= first.steps[step].merged.size()) return std::nullopt;
-    const rt::Tensor& t = first.steps[step].merged[fetch].tensor;
-    if (t.numel() != 1 || (t.dtype() != DType::kFloat32 && t.dtype() != DType::kFloat64)) {
+    const rt::RankOutcome& replica =
+        ranks[rank % per_replica + static_cast<size_t>(k) * per_replica];
+    if (step >= replica.steps.size() || fetch >= replica.steps[step].merged.size()) {
+      return std::nullopt;
+    }
+    const rt::Tensor& t = replica.steps[step].merged[fetch].tensor;
+    if (t.numel() != micro_batches || t.shape().size() > 1 ||
+        (t.dtype() != DType::kFloat32 && t.dtype() != DType::kFloat64)) {
       return std::nullopt;
     }
     like = &t;
-    sum += rt::ElementAsDouble(t, 0);
+    for (int64_t i = 0; i < micro_batches; ++i)
+      sum[static_cast<size_t>(i)] += rt::ElementAsDouble(t, i);
   }
-  const double mean = sum / dp;
   if (like->dtype() == DType::kFloat32) {
-    return rt::Tensor::FromVector(std::vector<float>{static_cast<float>(mean)}, like->shape());
+    std::vector<float> mean;
+    for (double v : sum) mean.push_back(static_cast<float>(v / dp));
+    return rt::Tensor::FromVector(std::move(mean), like->shape());
   }
-  return rt::Tensor::FromVector(std::vector<double>{mean}, like->shape());
+  std::vector<double> mean;
+  for (double v : sum) mean.push_back(v / dp);
+  return rt::Tensor::FromVector(std::move(mean), like->shape());
 }
 
-// Every step's fetches. Without data parallelism, rank by rank; with it, a scalar fetch as its
-// mean over the replicas (rank -1: all ranks), any other rank by rank.
-void CompareAllFetches(const std::vector<rt::RankOutcome>& a, const std::vector<rt::RankOutcome>& b,
-                       int dp, ParityReport& report) {
+}  // namespace
+
+void CompareFetchesOverReplicas(const std::vector<rt::RankOutcome>& a,
+                                const std::vector<rt::RankOutcome>& b, int dp,
+                                int64_t micro_batches, ParityReport& report) {
+  const size_t per_replica = dp > 1 ? a.size() / static_cast<size_t>(dp) : a.size();
   for (size_t r = 0; r < a.size() && r < b.size(); ++r) {
     const int rank = static_cast<int>(r);
     for (size_t s = 0; s < a[r].steps.size() && s < b[r].steps.size(); ++s) {
       std::vector<rt::Fetch> fa = a[r].steps[s].merged;
       std::vector<rt::Fetch> fb = b[r].steps[s].merged;
       if (dp > 1) {
-        // The scalars are compared once, over the replicas, with rank 0's entries.
+        // A scalar is compared once per place in a replica, at the first replica's rank (all ranks
+        // where a replica is one rank).
         std::vector<rt::Fetch> keep_a;
         std::vector<rt::Fetch> keep_b;
         for (size_t i = 0; i < fa.size() && i < fb.size(); ++i) {
-          std::optional<rt::Tensor> ma = MeanOverReplicas(a, s, i, dp);
-          std::optional<rt::Tensor> mb = MeanOverReplicas(b, s, i, dp);
+          std::optional<rt::Tensor> ma = MeanOverReplicas(a, r, s, i, dp, micro_batches);
+          std::optional<rt::Tensor> mb = MeanOverReplicas(b, r, s, i, dp, micro_batches);
           if (!ma || !mb) {
             keep_a.push_back(fa[i]);
             keep_b.push_back(fb[i]);
             continue;
           }
-          if (r != 0) continue;
+          if (r >= per_replica) continue;
           ComparedTensor t;
           t.group = TensorGroup::kFetch;
-          t.rank = -1;
+          t.rank = per_replica == 1 ? kAllRanks : rank;
           t.step = a[r].steps[s].step;
           t.name = fa[i].name;
           if (fa[i].name != fb[i].name) {
@@ -158,6 +173,8 @@ void CompareAllFetches(const std::vector<rt::RankOutcome>& a, const std::vector<
     }
   }
 }
+
+namespace {
 
 // The block of the float64 `whole` that a shard of `local` dims at `offsets` holds; null when the
 // shapes do not fit.
@@ -188,9 +205,10 @@ std::optional<rt::Tensor> SliceOf(const rt::Tensor& whole, const std::vector<int
   return rt::Tensor::FromVector(values, local);
 }
 
-// Arbitrates the persistables of `rank` that missed the tier by the float64 shadow.
-void Arbitrate(const oldir::BundleRank& rank_b, const VarView& a, const VarView& b,
-               const rt::Scope& shadow, size_t first, ParityReport& report) {
+}  // namespace
+
+void ArbitrateByShadow(const oldir::BundleRank& rank_b, const VarView& a, const VarView& b,
+                       const rt::Scope& shadow, size_t first, ParityReport& report) {
   for (size_t i = first; i < report.tensors.size(); ++i) {
     ComparedTensor& t = report.tensors[i];
     if (t.comparison.pass) continue;
@@ -215,8 +233,6 @@ void Arbitrate(const oldir::BundleRank& rank_b, const VarView& a, const VarView&
     t.arbitration = std::move(arbitration);
   }
 }
-
-}  // namespace
 
 std::vector<AlignedOp> AlignOpSequences(const std::vector<std::string>& a,
                                         const std::vector<std::string>& b) {
@@ -342,7 +358,7 @@ StatusOr<PirBundleComparison> ComparePirBundles(const std::string& a_dir, const 
   report.steps = steps;
   report.seed = seed;
   report.gemm = rt::GemmModeName(rt::ExecutorOptions{}.gemm);  // the runs' default
-  CompareAllFetches(run_a.ranks, run_b.ranks, dp_a, report);
+  CompareFetchesOverReplicas(run_a.ranks, run_b.ranks, dp_a, /*micro_batches=*/1, report);
   for (size_t r = 0; r < run_a.ranks.size() && r < run_b.ranks.size(); ++r) {
     const rt::RankOutcome& ra = run_a.ranks[r];
     const rt::RankOutcome& rb = run_b.ranks[r];
@@ -353,7 +369,7 @@ StatusOr<PirBundleComparison> ComparePirBundles(const std::string& a_dir, const 
       const size_t first = report.tensors.size();
       CompareVars(rank, steps, vars_a, vars_b, report);
       if (options.shadow != nullptr && report.tier == Tier::kReordered) {
-        Arbitrate(b.ranks[r], vars_a, vars_b, *options.shadow, first, report);
+        ArbitrateByShadow(b.ranks[r], vars_a, vars_b, *options.shadow, first, report);
       }
     }
   }

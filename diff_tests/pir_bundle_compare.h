@@ -26,7 +26,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "diff_tests/parity_compare.h"
 #include "diff_tests/parity_report.h"
+#include "oldir/bundle.h"
 #include "reference_runtime/executor.h"
 #include "reference_runtime/multi_rank_run.h"
 
@@ -96,6 +98,20 @@ StatusOr<rt::MultiRankResult> RunBundleForComparison(const std::string& dir, int
 // side (a hang is kInternal).
 StatusOr<PirBundleComparison> ComparePirBundles(const std::string& a_dir, const std::string& b_dir,
                                                 const PirBundleCompareOptions& options = {});
+// Every step's fetches of two runs of one world, A as the report's legacy side. With `dp` > 1
+// replicas a float scalar (the loss; a plan's merged fetch: one per micro-batch, `micro_batches`
+// values) is compared as its mean over the replicas of each place in a replica (a pipeline's last
+// stage, a tensor-parallel rank), once, at the first replica's rank; every other fetch rank by
+// rank.
+void CompareFetchesOverReplicas(const std::vector<rt::RankOutcome>& a,
+                                const std::vector<rt::RankOutcome>& b, int dp,
+                                int64_t micro_batches, ParityReport& report);
+
+// Arbitrates the persistables of one rank compared from report.tensors[first] on that missed the
+// tier by the float64 shadow of the serial program (serial_arbitration.h), the shadow sliced at
+// B's shard (`rank_b`): B against A, else A against B — neither road is the reference.
+void ArbitrateByShadow(const oldir::BundleRank& rank_b, const VarView& a, const VarView& b,
+                       const rt::Scope& shadow, size_t first, ParityReport& report);
 
 // The alignment for people: per program that differs, "rank 1 main: 212 vs 209 ops" then one
 // line per difference ("  only in A: #17 pd_op.c_identity", "  moved: pd_op.all_reduce A#40 B#52").

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -57,6 +58,12 @@ StatusOr<PirBundleComparison> ComparePlanBundles(const std::string& a_dir, const
     return Status(StatusCode::kInvalidArgument, Location::File(b_dir),
                   fmt::format("bundle A has {} ranks, bundle B {}", a.world_size, b.world_size));
   }
+  IRM_ASSIGN_OR_RETURN(const int dp_a, rt::DataParallelDegree(a));
+  IRM_ASSIGN_OR_RETURN(const int dp_b, rt::DataParallelDegree(b));
+  if (dp_a != dp_b) {
+    return Status(StatusCode::kInvalidArgument, Location::File(b_dir),
+                  fmt::format("bundle A has {} data-parallel replicas, bundle B {}", dp_a, dp_b));
+  }
   PirBundleComparison out;
   for (size_t r = 0; r < a.ranks.size(); ++r) {
     IRM_ASSIGN_OR_RETURN(const auto names_a, RankOpNames(a_dir, a.ranks[r]));
@@ -103,16 +110,20 @@ StatusOr<PirBundleComparison> ComparePlanBundles(const std::string& a_dir, const
   report.steps = steps;
   report.seed = seed;
   report.gemm = rt::GemmModeName(rt::ExecutorOptions{}.gemm);  // the runs' default
+  CompareFetchesOverReplicas(run_a.ranks, run_b.ranks, dp_a, std::max<int64_t>(1, a.micro_batches),
+                             report);
   for (size_t r = 0; r < run_a.ranks.size() && r < run_b.ranks.size(); ++r) {
     const rt::RankOutcome& ra = run_a.ranks[r];
     const rt::RankOutcome& rb = run_b.ranks[r];
     const int rank = static_cast<int>(r);
-    for (size_t s = 0; s < ra.steps.size() && s < rb.steps.size(); ++s) {
-      CompareFetches(rank, ra.steps[s].step, ra.steps[s].merged, rb.steps[s].merged, "bundle",
-                     report);
-    }
     if (ra.scope && rb.scope) {
-      CompareVars(rank, steps, DefinedVars(*ra.scope), DefinedVars(*rb.scope), report);
+      const VarView vars_a = DefinedVars(*ra.scope);
+      const VarView vars_b = DefinedVars(*rb.scope);
+      const size_t first = report.tensors.size();
+      CompareVars(rank, steps, vars_a, vars_b, report);
+      if (options.shadow != nullptr && report.tier == Tier::kReordered) {
+        ArbitrateByShadow(b.ranks[r], vars_a, vars_b, *options.shadow, first, report);
+      }
     }
   }
   return out;

@@ -8,8 +8,10 @@
 // every program of every rank has the same ops in the same order, the runs must agree bit for bit,
 // else in the reordered tier. Both bundles run on the thread world with the same seed and random
 // feeds, each with the point-to-point model its bundle.json states; every step's fetches (merged
-// over the micro-batches) and every persistable var of every rank after the run are compared.
-// The report's "legacy" side is bundle A, its "new-IR" side bundle B.
+// over the micro-batches) and every persistable var of every rank after the run are compared; with
+// data parallelism the loss as its mean over the replicas of the last stage
+// (CompareFetchesOverReplicas: the legacy passes fetch each replica's own loss, the new IR's stage
+// meshes the replicas' mean). The report's "legacy" side is bundle A, its "new-IR" side bundle B.
 #pragma once
 
 #include <string>
@@ -19,9 +21,9 @@
 
 namespace irm::diff {
 
-// Errors: ReadBundle's; kInvalidArgument when either is not a pir bundle or their world sizes
-// differ; a program that does not load; either run's failure, with a note naming the side (a hang
-// is kInternal). PirBundleCompareOptions::shadow is not used (no arbitration).
+// Errors: ReadBundle's; kInvalidArgument when either is not a pir bundle or their world sizes or
+// data-parallel degrees differ; a program that does not load; either run's failure, with a note naming the side (a hang
+// is kInternal). PirBundleCompareOptions::shadow arbitrates as ComparePirBundles does.
 StatusOr<PirBundleComparison> ComparePlanBundles(const std::string& a_dir, const std::string& b_dir,
                                                  const PirBundleCompareOptions& options = {});
 
