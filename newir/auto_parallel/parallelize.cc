@@ -121,6 +121,27 @@ Status CheckMeshInWorld(const ProcessMesh& mesh, int64_t world_size) {
 
 }  // namespace
 
+StatusOr<std::map<std::string, ParameterShard>> LocaliseShardedParameters(const Program& plan,
+                                                                          int64_t rank,
+                                                                          Program& startup) {
+  std::map<std::string, std::vector<int64_t>> global_dims;
+  for (Operation* op : plan.block().ops()) {
+    if (op->name() != "builtin.parameter") continue;
+    const std::string_view* name = op->attribute("parameter_name").AsString();
+    if (name != nullptr) global_dims[std::string(*name)] = op->result(0)->type().dims();
+  }
+  std::map<std::string, ParameterShard> shards;
+  for (const auto& [name, layout] : ShardedParameters(plan)) {
+    if (!MeshCoordinate(layout.mesh, rank)) continue;  // another stage's: not in this startup
+    const std::vector<int64_t>& global = global_dims[name];
+    IRM_ASSIGN_OR_RETURN(ParameterShard shard, ShardOn(global, layout, rank));
+    IRM_ASSIGN_OR_RETURN(std::vector<int64_t> local, LocalDimsOn(global, layout, rank));
+    IRM_RETURN_IF_ERROR(LocaliseInitialiser(startup, name, local));
+    shards[name] = std::move(shard);
+  }
+  return shards;
+}
+
 StatusOr<ParallelPrograms> Parallelize(const Program& serial_main, const Program& serial_startup,
                                        const ShardAnnotations& annotations,
                                        const ParallelizeOptions& options) {
@@ -131,13 +152,6 @@ StatusOr<ParallelPrograms> Parallelize(const Program& serial_main, const Program
   ProcessGroupTable groups(out.world_size);
   IRM_RETURN_IF_ERROR(PlanProcessGroups(plan, groups));
   out.process_groups = groups.groups();
-  const std::map<std::string, TensorDistAttr> sharded = ShardedParameters(plan);
-  std::map<std::string, std::vector<int64_t>> global_dims;
-  for (Operation* op : plan.block().ops()) {
-    if (op->name() != "builtin.parameter") continue;
-    const std::string_view* name = op->attribute("parameter_name").AsString();
-    if (name != nullptr) global_dims[std::string(*name)] = op->result(0)->type().dims();
-  }
   for (int64_t rank = 0; rank < out.world_size; ++rank) {
     IRM_ASSIGN_OR_RETURN(Program main, Completed(serial_main, annotations));
     ProcessGroupTable rank_groups = groups;
@@ -146,14 +160,7 @@ StatusOr<ParallelPrograms> Parallelize(const Program& serial_main, const Program
     IRM_RETURN_IF_ERROR(DistToDense(main, rank));
     IRM_RETURN_IF_ERROR(VerifyProgram(main));
     IRM_ASSIGN_OR_RETURN(Program startup, Copy(serial_startup));
-    std::map<std::string, ParameterShard> shards;
-    for (const auto& [name, layout] : sharded) {
-      const std::vector<int64_t>& global = global_dims[name];
-      IRM_ASSIGN_OR_RETURN(ParameterShard shard, ShardOn(global, layout, rank));
-      IRM_ASSIGN_OR_RETURN(std::vector<int64_t> local, LocalDimsOn(global, layout, rank));
-      IRM_RETURN_IF_ERROR(LocaliseInitialiser(startup, name, local));
-      shards[name] = std::move(shard);
-    }
+    IRM_ASSIGN_OR_RETURN(auto shards, LocaliseShardedParameters(plan, rank, startup));
     IRM_RETURN_IF_ERROR(VerifyProgram(startup));
     out.ranks.push_back(RankPrograms{std::move(main), std::move(startup), std::move(shards)});
   }

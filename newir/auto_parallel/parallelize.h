@@ -46,6 +46,14 @@ struct ParallelizeOptions {
   int64_t world_size = 0;
 };
 
+// Makes the initialiser of each parameter a completed `plan` shards on a mesh holding `rank`
+// produce the rank's piece in `startup`, and returns the pieces by parameter name (the bundle's
+// shards). Parameters on meshes without the rank are left alone. Errors: an initialiser whose
+// shape cannot be made local (below), a startup that does not set the parameter.
+StatusOr<std::map<std::string, ParameterShard>> LocaliseShardedParameters(const Program& plan,
+                                                                          int64_t rank,
+                                                                          Program& startup);
+
 // Fails, located, when the annotations do not fit the program (shard_annotation.h), when
 // completion refuses an op, when a reshard cannot be lowered, or when a sharded parameter's
 // initialiser in `startup` is not one whose shape can be made local (pd_op.full, or pd_op.uniform

@@ -215,14 +215,25 @@ class ChunkAssignment {
   std::map<std::string, int> forward_chunk_of_var_;
 };
 
-// Stage `stage`'s mesh: its data-parallel ranks in the hybrid topology (rank = d * pp + stage).
+// Stage `stage`'s mesh: its data- and tensor-parallel ranks in the hybrid topology
+// (rank = (d * pp + stage) * mp + m), axes of degree 1 left out as StandardAnnotations leaves them
+// ([s] named "pp" for a pure pipeline).
 ProcessMesh StageMesh(const PipelineMeshOptions& options, int stage) {
   ProcessMesh mesh;
-  mesh.shape = {options.dp_degree};
-  for (int d = 0; d < options.dp_degree; ++d) {
-    mesh.process_ids.push_back(static_cast<int64_t>(d) * options.pp_degree + stage);
+  if (options.dp_degree > 1 || options.mp_degree == 1) {
+    mesh.shape.push_back(options.dp_degree);
+    mesh.dim_names.push_back(options.dp_degree > 1 ? "dp" : "pp");
   }
-  mesh.dim_names = {options.dp_degree > 1 ? "dp" : "pp"};
+  if (options.mp_degree > 1) {
+    mesh.shape.push_back(options.mp_degree);
+    mesh.dim_names.push_back("mp");
+  }
+  for (int d = 0; d < options.dp_degree; ++d) {
+    for (int m = 0; m < options.mp_degree; ++m) {
+      mesh.process_ids.push_back(
+          (static_cast<int64_t>(d) * options.pp_degree + stage) * options.mp_degree + m);
+    }
+  }
   return mesh;
 }
 
@@ -233,11 +244,18 @@ TensorDistAttr ReplicatedOn(const ProcessMesh& mesh, size_t rank) {
   return dist;
 }
 
-// Puts `dist_op.shard_tensor` (replicated on `mesh`) after `op`'s one result; its readers read it.
-Status ShardOnMesh(Operation& op, const ProcessMesh& mesh, bool by_rows) {
+// Puts `dist_op.shard_tensor` on `mesh` after `op`'s one result (its readers read it): the batch
+// feeds split by rows over "dp" (`by_rows`), a parameter by its `mp_mapping` over "mp" (a dims
+// mapping over the mp axis; empty: replicated).
+Status ShardOnMesh(Operation& op, const ProcessMesh& mesh, bool by_rows,
+                   const std::vector<int64_t>& mp_mapping) {
   Value* value = op.result(0);
   TensorDistAttr dist = ReplicatedOn(mesh, value->type().dims().size());
-  if (by_rows && !dist.dims_mapping.empty()) dist.dims_mapping[0] = 0;
+  if (by_rows && !dist.dims_mapping.empty()) dist.dims_mapping[0] = 0;  // "dp" is axis 0
+  const int64_t mp_axis = static_cast<int64_t>(mesh.dim_names.size()) - 1;
+  for (size_t d = 0; d < mp_mapping.size() && d < dist.dims_mapping.size(); ++d) {
+    if (mp_mapping[d] >= 0 && mesh.dim_names.back() == "mp") dist.dims_mapping[d] = mp_axis;
+  }
   IRM_ASSIGN_OR_RETURN(Type type, Type::DistDenseTensor(value->type(), dist));
   Builder builder(*op.parent_block());
   builder.SetInsertionPointAfter(op);
@@ -252,10 +270,13 @@ Status ShardOnMesh(Operation& op, const ProcessMesh& mesh, bool by_rows) {
 }
 
 Status CheckOptions(const PipelineMeshOptions& options) {
-  if (options.pp_degree < 1 || options.vpp_degree < 1 || options.dp_degree < 1) {
-    return Status(StatusCode::kInvalidArgument, Location::File("pipeline"),
-                  fmt::format("pp_degree {}, vpp_degree {} and dp_degree {}: at least 1",
-                              options.pp_degree, options.vpp_degree, options.dp_degree));
+  if (options.pp_degree < 1 || options.vpp_degree < 1 || options.dp_degree < 1 ||
+      options.mp_degree < 1) {
+    return Status(
+        StatusCode::kInvalidArgument, Location::File("pipeline"),
+        fmt::format("pp_degree {}, vpp_degree {}, dp_degree {} and mp_degree {}: at "
+                    "least 1",
+                    options.pp_degree, options.vpp_degree, options.dp_degree, options.mp_degree));
   }
   const int chunks = options.pp_degree * options.vpp_degree;
   if (chunks > options.unit_count) {
@@ -284,14 +305,19 @@ void DropUnusedMeshes(Program& program) {
 // loss's) runs in its reader's role and chunk, as Paddle creates reshards under their consumer's
 // role (static/pir_pass.py reshard_single_value: pir_op_role_guard), so that the job split
 // places what it lowers to.
+// With several readers (a tensor-parallel all-reduce read by a forward op and by its grad op),
+// the first in program order: the reshard runs before any of them.
 void TagReshardsWithTheirReaders(Program& program) {
+  std::map<const Operation*, size_t> position;
+  for (Operation* op : program.block().ops()) position.emplace(op, position.size());
   for (Operation* op : program.block().ops()) {
     if (op->name() != "dist_op.reshard" || op->num_results() != 1) continue;
     const Operation* reader = nullptr;
     for (const OpOperand* use : op->result(0)->uses()) {
       if (!use->owner()->HasAttribute("op_role")) continue;  // a shadow_output
-      reader = use->owner();
-      break;
+      auto at = position.find(use->owner());
+      if (at == position.end()) continue;
+      if (reader == nullptr || at->second < position.at(reader)) reader = use->owner();
     }
     if (reader == nullptr) continue;
     for (const char* attr : {"op_role", "chunk_id"}) {
@@ -316,6 +342,20 @@ void StaticReceiveShapes(Program& program, int64_t micro_batch_size) {
     }
     op->SetAttribute("out_shape", Attribute::Array(std::move(dims)));
   }
+}
+
+// The zeros a reshard's lowering leaves for a value this rank sent away (reshard_lowering.h) are
+// dead once the other stages' readers are removed; with a dynamic batch dim they could not even
+// be made.
+Status EraseDeadZeros(Program& program) {
+  std::vector<Operation*> ops = program.block().ops();
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    Operation* op = *it;
+    if (op->name() == "pd_op.full" && op->num_results() == 1 && op->result(0)->use_empty()) {
+      IRM_RETURN_IF_ERROR(EraseOp(op));
+    }
+  }
+  return Status::Ok();
 }
 
 // The parameters `main` reads (nested blocks too).
@@ -352,7 +392,10 @@ StatusOr<size_t> AnnotatePipelineStages(Program& main, const PipelineMeshOptions
   IRM_ASSIGN_OR_RETURN(auto chunks, ChunkAssignment(main, options).Run());
   std::map<const Operation*, int> placed(chunks.begin(), chunks.end());
   const std::vector<Operation*> ops = main.block().ops();
-  // The seeds: each stage's parameters, and the feeds on their first reader's stage.
+  // The seeds: each stage's parameters; an optimizer's state (moments, beta powers: persistable
+  // parameters of no layer) with the one chunk that reads it, placed over "mp" as its parameter
+  // (mp_placements) — state read on several stages (the learning rate) stays dense; the feeds on
+  // their first reader's stage.
   for (Operation* op : ops) {
     std::optional<int> chunk;
     if (op->name() == "builtin.parameter") {
@@ -365,6 +408,13 @@ StatusOr<size_t> AnnotatePipelineStages(Program& main, const PipelineMeshOptions
             chunk = c;
           }
         }
+      } else if (op->num_results() == 1) {
+        std::set<int> readers;
+        for (const OpOperand* use : op->result(0)->uses()) {
+          auto reader = placed.find(use->owner());
+          readers.insert(reader != placed.end() ? reader->second : -1);
+        }
+        if (readers.size() == 1 && *readers.begin() >= 0) chunk = *readers.begin();
       }
     } else if (op->name() == "pd_op.data" && OpRoleOf(*op)) {
       for (const OpOperand* use : op->result(0)->uses()) {
@@ -379,7 +429,13 @@ StatusOr<size_t> AnnotatePipelineStages(Program& main, const PipelineMeshOptions
     const bool by_rows = options.dp_degree > 1 && op->name() == "pd_op.data" &&
                          std::find(options.batch_feeds.begin(), options.batch_feeds.end(),
                                    StringAttr(*op, "name")) != options.batch_feeds.end();
-    IRM_RETURN_IF_ERROR(ShardOnMesh(*op, StageMesh(options, *chunk % options.pp_degree), by_rows));
+    static const std::vector<int64_t> kReplicated;
+    auto placed_over_mp = op->name() == "builtin.parameter"
+                              ? options.mp_placements.find(StringAttr(*op, "parameter_name"))
+                              : options.mp_placements.end();
+    IRM_RETURN_IF_ERROR(ShardOnMesh(
+        *op, StageMesh(options, *chunk % options.pp_degree), by_rows,
+        placed_over_mp != options.mp_placements.end() ? placed_over_mp->second : kReplicated));
   }
   for (const auto& [op, chunk] : placed) {
     Operation* mutable_op = const_cast<Operation*>(op);
@@ -402,7 +458,7 @@ StatusOr<ParallelPrograms> ParallelizePipeline(const Program& serial_main,
   TagReshardsWithTheirReaders(plan);
   IRM_RETURN_IF_ERROR(VerifyProgram(plan));
   ParallelPrograms out;
-  out.world_size = static_cast<int64_t>(options.pp_degree) * options.dp_degree;
+  out.world_size = static_cast<int64_t>(options.pp_degree) * options.dp_degree * options.mp_degree;
   ProcessGroupTable groups(out.world_size);
   IRM_RETURN_IF_ERROR(PlanProcessGroups(plan, groups));
   out.process_groups = groups.groups();
@@ -411,6 +467,7 @@ StatusOr<ParallelPrograms> ParallelizePipeline(const Program& serial_main,
     ProcessGroupTable rank_groups = groups;
     IRM_RETURN_IF_ERROR(LowerReshards(main, rank, rank_groups).status());
     IRM_RETURN_IF_ERROR(RemoveOtherRankOps(main, rank).status());
+    IRM_RETURN_IF_ERROR(EraseDeadZeros(main));
     IRM_RETURN_IF_ERROR(DistToDense(main, rank));
     StaticReceiveShapes(main, options.micro_batch_size);
     IRM_RETURN_IF_ERROR(
@@ -418,9 +475,10 @@ StatusOr<ParallelPrograms> ParallelizePipeline(const Program& serial_main,
     IRM_RETURN_IF_ERROR(VerifyProgram(main));
     IRM_ASSIGN_OR_RETURN(Program startup, Copy(serial_startup));
     IRM_RETURN_IF_ERROR(KeepInitialisersOf(startup, ParametersRead(main)));
+    IRM_ASSIGN_OR_RETURN(auto shards, LocaliseShardedParameters(plan, rank, startup));
     IRM_RETURN_IF_ERROR(AddGradientMergeInitializers(startup, main));
     IRM_RETURN_IF_ERROR(VerifyProgram(startup));
-    out.ranks.push_back(RankPrograms{std::move(main), std::move(startup), {}});
+    out.ranks.push_back(RankPrograms{std::move(main), std::move(startup), std::move(shards)});
   }
   return out;
 }

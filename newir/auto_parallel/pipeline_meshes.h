@@ -4,7 +4,10 @@
 // ReshardPasses, RemovePasses, then dist-to-dense; the stages' meshes as the `pp` dim of the
 // intermediate API puts them, one ProcessMesh per stage). Each stage s runs on the 1-D mesh of one
 // process [s] (pure pipeline parallelism: rank = stage, Paddle's hybrid topology with dp = mp = 1),
-// or with data parallelism on the 1-D mesh of its dp ranks (options.dp_degree).
+// with data parallelism on the 1-D mesh of its dp ranks (options.dp_degree), with tensor
+// parallelism on the [dp, mp] mesh of its ranks, the parameters placed as Megatron's layers
+// place them (options.mp_placements); completion then adds the stage's tensor-parallel
+// collectives as it does without a pipeline.
 //
 // Ops go to stages by the rule of the legacy partition (oldir/passes/pipeline_stages.h, Paddle's
 // layers split evenly between stages; static/utils.py get_pp_stage), read on the new IR: the
@@ -45,6 +48,12 @@ struct PipelineMeshOptions {
   // `batch_feeds` sharded by rows over it.
   int dp_degree = 1;
   std::vector<std::string> batch_feeds = {};
+  // Tensor parallelism inside each stage: stage s runs on the mesh [dp, mp] ("dp", "mp"; [mp]
+  // alone without dp) of the ranks (d * pp + s) * mp + m, Paddle's hybrid topology (dp outermost,
+  // then pp, mp innermost), each parameter placed over "mp" by `mp_placements` (parameter name ->
+  // dims mapping over the mp axis, as MegatronPlacements gives it; absent: replicated).
+  int mp_degree = 1;
+  std::map<std::string, std::vector<int64_t>> mp_placements = {};
   int vpp_degree = 1;  // model chunks per stage (VPP)
   // The model's layer units (oldir/passes/pipeline_stages.h FindLayerUnits): how many, and the
   // unit of each model parameter by name.
@@ -65,7 +74,8 @@ struct PipelineMeshOptions {
 // chunks.
 StatusOr<size_t> AnnotatePipelineStages(Program& main, const PipelineMeshOptions& options);
 
-// Every rank's dense stage program (with the accumulation) and startup. world_size is pp_degree;
+// Every rank's dense stage program (with the accumulation) and startup. world_size is
+// dp_degree * pp_degree * mp_degree;
 // process_groups the world (ring 0) and the p2p pairs in the order the reshards first use them.
 // Errors: AnnotatePipelineStages's, the completion's, the lowering's and remove-other-ranks' (a
 // value crossing stages without a reshard), the accumulation's.

@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -283,6 +284,76 @@ TEST(PipelineMeshesTest, DataParallelStagesPairTheirReplicasAcrossStages) {
       reduced += op->operand(2)->defining_op()->name() == "pd_op.all_reduce" ? 1 : 0;
     }
     EXPECT_EQ(reduced, 4) << rank;
+  }
+}
+
+// Megatron's pairs over the 4 linears: column-parallel then row-parallel (mp_layers.py).
+std::map<std::string, std::vector<int64_t>> MegatronMlp4() {
+  std::map<std::string, std::vector<int64_t>> placements;
+  for (int i = 0; i < 4; ++i) {
+    const std::string linear = "linear_" + std::to_string(i);
+    if (i % 2 == 0) {
+      placements[linear + ".w_0"] = {-1, 0};  // ColumnParallelLinear: the weight by columns
+      placements[linear + ".b_0"] = {0};      // and its bias with it
+    } else {
+      placements[linear + ".w_0"] = {0, -1};  // RowParallelLinear: the weight by rows
+      placements[linear + ".b_0"] = {-1};     // the bias added once, after the sum
+    }
+  }
+  return placements;
+}
+
+TEST(PipelineMeshesTest, TensorParallelStagesShardTheirLinearsAndPairRanksByMeshPosition) {
+  PipelineMeshOptions options = Mlp4(2, 1, 2);
+  options.mp_degree = 2;
+  options.mp_placements = MegatronMlp4();
+  StatusOr<ParallelPrograms> made = ParallelizePipeline(
+      Fixture("pipeline_mlp4_main.pir"), Fixture("pipeline_mlp4_startup.pir"), options);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  // Paddle's hybrid topology: stage s holds ranks s * mp + m.
+  ASSERT_EQ(made->world_size, 4);
+  for (int rank = 0; rank < 4; ++rank) {
+    const int stage = rank / 2;
+    const int m = rank % 2;
+    const RankPrograms& programs = made->ranks[rank];
+    // The rank's pieces of its stage's linears, and nothing of the other stage's.
+    const std::string column = stage == 0 ? "linear_0.w_0" : "linear_2.w_0";
+    const std::string row = stage == 0 ? "linear_1.w_0" : "linear_3.w_0";
+    ASSERT_EQ(programs.shards.count(column), 1u) << rank;
+    ASSERT_EQ(programs.shards.count(row), 1u) << rank;
+    EXPECT_EQ(programs.shards.count(stage == 0 ? "linear_2.w_0" : "linear_0.w_0"), 0u) << rank;
+    EXPECT_EQ(programs.shards.at(column).offsets, (std::vector<int64_t>{0, 4 * m})) << rank;
+    EXPECT_EQ(programs.shards.at(row).offsets, (std::vector<int64_t>{4 * m, 0})) << rank;
+    // The startup makes the rank's piece: linear_0.w_0 is [4, 8], its column half [4, 4].
+    if (stage == 0) {
+      bool localised = false;
+      for (const Operation* op : OpsNamed(programs.startup, "builtin.set_parameter")) {
+        const std::string_view* name = op->attribute("parameter_name").AsString();
+        if (name == nullptr || *name != "linear_0.w_0") continue;
+        EXPECT_EQ(op->operand(0)->type().dims(), (std::vector<int64_t>{4, 4})) << rank;
+        localised = true;
+      }
+      EXPECT_TRUE(localised) << rank;
+    }
+    // The stage boundary pairs the ranks at the same mesh position: m of stage 0 and m of
+    // stage 1, forward one way and the gradient back.
+    const std::vector<const Operation*> sends = OpsNamed(programs.main, "pd_op.send_v2");
+    ASSERT_EQ(sends.size(), 1u) << rank;
+    const int64_t peer = stage == 0 ? 2 + m : m;
+    EXPECT_EQ(made->process_groups.at(IntAttr(*sends[0], "ring_id")),
+              (std::vector<int64_t>{rank, peer}))
+        << rank;
+    // The row-parallel linear's partial product is summed over the stage's mp ranks in the
+    // forward role.
+    int forward_sums = 0;
+    for (const Operation* reduce : OpsNamed(programs.main, "pd_op.all_reduce")) {
+      if (IntAttr(*reduce, "op_role") != 0) continue;
+      EXPECT_EQ(made->process_groups.at(IntAttr(*reduce, "ring_id")),
+                (std::vector<int64_t>{2 * stage, 2 * stage + 1}))
+          << rank;
+      ++forward_sums;
+    }
+    EXPECT_GE(forward_sums, 1) << rank;
   }
 }
 

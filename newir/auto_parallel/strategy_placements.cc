@@ -189,6 +189,12 @@ StatusOr<Placements> MegatronPlacements(const Program& main) {
   return placements;
 }
 
+StatusOr<Placements> MegatronPlacementsOver(const Program& main, int64_t mp) {
+  IRM_ASSIGN_OR_RETURN(Placements placements, MegatronPlacements(main));
+  IRM_RETURN_IF_ERROR(CheckDivides(main, placements, mp));
+  return placements;
+}
+
 StatusOr<ShardAnnotations> StandardAnnotations(const Program& main, const ParallelDegrees& degrees,
                                                const std::vector<std::string>& batch_feeds) {
   if (degrees.dp < 1 || degrees.mp < 1 || degrees.pp < 1) {
@@ -234,8 +240,7 @@ StatusOr<ShardAnnotations> StandardAnnotations(const Program& main, const Parall
     }
   }
   if (mp_axis >= 0) {
-    IRM_ASSIGN_OR_RETURN(Placements placements, MegatronPlacements(main));
-    IRM_RETURN_IF_ERROR(CheckDivides(main, placements, degrees.mp));
+    IRM_ASSIGN_OR_RETURN(Placements placements, MegatronPlacementsOver(main, degrees.mp));
     for (const auto& [name, mapping] : placements) {
       ValueAnnotation annotation;
       annotation.by_placements = true;

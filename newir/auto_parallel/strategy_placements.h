@@ -38,6 +38,12 @@ struct ParallelDegrees {
 // program with a pd_op.embedding) whose linears do not come as 6 per decoder block plus a head.
 StatusOr<std::map<std::string, std::vector<int64_t>>> MegatronPlacements(const Program& main);
 
+// MegatronPlacements for `mp` model-parallel ranks, refused (kInvalidArgument, located at the
+// parameter's first reader) where a split dim does not divide by `mp`, as Paddle's
+// tensor-parallel layers refuse it.
+StatusOr<std::map<std::string, std::vector<int64_t>>> MegatronPlacementsOver(const Program& main,
+                                                                             int64_t mp);
+
 // The annotations of `degrees` for `main`, whose batch feeds (split by rows) are `batch_feeds`.
 // kUnimplemented with a note for pipeline parallelism (pp > 1: its stages come from the legacy
 // passes, not from placements); kInvalidArgument for a degree below 1, and MegatronPlacements'
