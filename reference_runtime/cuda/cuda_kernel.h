@@ -74,6 +74,19 @@ Status RegisterCudaNormalizationKernels(CudaKernelRegistry& registry);  // norma
 Status RegisterCudaIndexingKernels(CudaKernelRegistry& registry);       // indexing_kernels.cc
 Status RegisterCudaManipulationKernels(CudaKernelRegistry& registry);   // manipulation_kernels.cc
 Status RegisterCudaCreationKernels(CudaKernelRegistry& registry);       // creation_kernels.cc
+Status RegisterCudaConvKernels(CudaKernelRegistry& registry);           // conv_kernels.cc
+Status RegisterCudaPoolKernels(CudaKernelRegistry& registry);           // pool_kernels.cc
+Status RegisterCudaBatchNormKernels(CudaKernelRegistry& registry);      // batch_norm_kernels.cc
+// The twins of the remaining CPU kernels, one host file each: logical_kernels.cc,
+// elementwise_more_kernels.cc, prod_kernels.cc, gather_kernels.cc, metrics_kernels.cc,
+// matmul_with_flatten_kernels.cc, detection_kernels.cc.
+Status RegisterCudaLogicalKernels(CudaKernelRegistry& registry);
+Status RegisterCudaElementwiseMoreKernels(CudaKernelRegistry& registry);
+Status RegisterCudaProdKernels(CudaKernelRegistry& registry);
+Status RegisterCudaGatherKernels(CudaKernelRegistry& registry);
+Status RegisterCudaMetricsKernels(CudaKernelRegistry& registry);
+Status RegisterCudaMatmulWithFlattenKernels(CudaKernelRegistry& registry);
+Status RegisterCudaDetectionKernels(CudaKernelRegistry& registry);
 
 // What kernel files share: dtype checks and an output allocated for every element to be written.
 Status ExpectDType(const DeviceTensor& t, DType dtype, std::string_view name);

@@ -23,6 +23,16 @@ const CudaKernelRegistry& CudaKernelRegistry::Global() {
     if (status.ok()) status = RegisterCudaIndexingKernels(*r);
     if (status.ok()) status = RegisterCudaManipulationKernels(*r);
     if (status.ok()) status = RegisterCudaCreationKernels(*r);
+    if (status.ok()) status = RegisterCudaConvKernels(*r);
+    if (status.ok()) status = RegisterCudaPoolKernels(*r);
+    if (status.ok()) status = RegisterCudaBatchNormKernels(*r);
+    if (status.ok()) status = RegisterCudaLogicalKernels(*r);
+    if (status.ok()) status = RegisterCudaElementwiseMoreKernels(*r);
+    if (status.ok()) status = RegisterCudaProdKernels(*r);
+    if (status.ok()) status = RegisterCudaGatherKernels(*r);
+    if (status.ok()) status = RegisterCudaMetricsKernels(*r);
+    if (status.ok()) status = RegisterCudaMatmulWithFlattenKernels(*r);
+    if (status.ok()) status = RegisterCudaDetectionKernels(*r);
     if (!status.ok()) {
       // Two kernels under one key: a bug in the tables above, caught by every test.
       fmt::print(stderr, "CUDA kernel registry: {}\n", status.message());

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "reference_runtime/cuda/cuda_kernel.h"
@@ -56,22 +57,23 @@ TEST(CudaStagedRegistryTest, EntriesHaveTheCpuNamesDTypesAndSignatures) {
 TEST(CudaStagedRegistryTest, AKernelWithoutADeviceTwinIsRefusedByName) {
   StatusOr<std::unique_ptr<KernelRegistry>> gpu = MakeGpuKernelRegistryUnchecked();
   ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
-  ASSERT_EQ(CudaKernelRegistry::Global().Find("conv2d", DType::kFloat32), nullptr);
-  Tensor x = Tensor::ZerosUnchecked(DType::kFloat32, {1, 1, 3, 3});
-  Tensor w = Tensor::ZerosUnchecked(DType::kFloat32, {1, 1, 1, 1});
+  // rpn_target_assign has no twin: both runtimes refuse to run it (kernels/detection.cc).
+  ASSERT_EQ(CudaKernelRegistry::Global().Find("rpn_target_assign", DType::kFloat32), nullptr);
+  Tensor anchor = Tensor::ZerosUnchecked(DType::kFloat32, {8, 4});
   Tensor out;
   KernelCall call;
-  call.inputs = {&x, &w};
-  call.outputs = {&out};
-  Status status = (*gpu)->Run("conv2d", DType::kFloat32, call);
+  call.inputs = {&anchor, &anchor, &anchor, &anchor};
+  call.outputs = {&out, nullptr, nullptr, nullptr, nullptr};
+  Status status = (*gpu)->Run("rpn_target_assign", DType::kFloat32, call);
   EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(status.message(), "no GPU kernel for 'conv2d' yet");
+  EXPECT_EQ(status.message(), "no GPU kernel for 'rpn_target_assign' yet");
   EXPECT_FALSE(out.defined());
   // A twin without this dtype names the dtypes it has (integer divide waits for a device
   // zero-divisor check).
   ASSERT_EQ(CudaKernelRegistry::Global().Find("divide", DType::kInt32), nullptr);
   Tensor a = Tensor::ZerosUnchecked(DType::kInt32, {2});
   call.inputs = {&a, &a};
+  call.outputs = {&out};
   status = (*gpu)->Run("divide", DType::kInt32, call);
   EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(status.message(),
@@ -84,21 +86,56 @@ TEST(CudaStagedRegistryTest, TheExecutorLocatesARefusalAtTheOp) {
   ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
   ExecutorOptions options;
   options.kernels = gpu->get();
-  const std::string path =
-      std::string(IRM_TRANSLATOR_OPS_TESTDATA) + "/conv2d_train_parity.prototxt";
+  // A feed, then rpn_target_assign (no device twin: both runtimes refuse to run it).
+  const std::string path = ::testing::TempDir() + "gpu_refusal_rpn_target_assign.prototxt";
+  {
+    std::ofstream file(path);
+    file << R"(blocks {
+  idx: 0
+  parent_idx: -1
+  vars { name: "feed" type { type: FEED_MINIBATCH } persistable: true }
+  vars { name: "anchor" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: FP32 dims: 8 dims: 4 } } } need_check_feed: true }
+  vars { name: "gt" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: FP32 dims: 2 dims: 4 } } } persistable: true }
+  vars { name: "crowd" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: INT32 dims: 2 } } } persistable: true }
+  vars { name: "im_info" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: FP32 dims: 1 dims: 3 } } } persistable: true }
+  vars { name: "loc" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: INT32 dims: -1 } } } }
+  vars { name: "score" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: INT32 dims: -1 } } } }
+  vars { name: "tbox" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: FP32 dims: -1 dims: 4 } } } }
+  vars { name: "tlabel" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: INT32 dims: -1 dims: 1 } } } }
+  vars { name: "inw" type { type: DENSE_TENSOR dense_tensor { tensor { data_type: FP32 dims: -1 dims: 4 } } } }
+  ops { type: "feed" inputs { parameter: "X" arguments: "feed" } outputs { parameter: "Out" arguments: "anchor" } attrs { name: "col" type: INT i: 0 } }
+  ops {
+    type: "rpn_target_assign"
+    inputs { parameter: "Anchor" arguments: "anchor" }
+    inputs { parameter: "GtBoxes" arguments: "gt" }
+    inputs { parameter: "IsCrowd" arguments: "crowd" }
+    inputs { parameter: "ImInfo" arguments: "im_info" }
+    outputs { parameter: "LocationIndex" arguments: "loc" }
+    outputs { parameter: "ScoreIndex" arguments: "score" }
+    outputs { parameter: "TargetBBox" arguments: "tbox" }
+    outputs { parameter: "TargetLabel" arguments: "tlabel" }
+    outputs { parameter: "BBoxInsideWeight" arguments: "inw" }
+    attrs { name: "use_random" type: BOOLEAN b: true }
+  }
+}
+)";
+  }
   StatusOr<LoadedProgram> program = LoadProgramForRun(path, options);
   ASSERT_TRUE(program.ok()) << program.status().ToString();
   Scope scope;
-  scope.Set("conv.w", Tensor::ZerosUnchecked(DType::kFloat32, {4, 3, 3, 3}));
+  scope.Set("gt", Tensor::ZerosUnchecked(DType::kFloat32, {2, 4}));
+  scope.Set("crowd", Tensor::ZerosUnchecked(DType::kInt32, {2}));
+  scope.Set("im_info", Tensor::ZerosUnchecked(DType::kFloat32, {1, 3}));
   FeedMap feeds;
-  feeds.emplace("x", Tensor::ZerosUnchecked(DType::kFloat32, {4, 3, 7, 5}));
+  feeds.emplace("anchor", Tensor::ZerosUnchecked(DType::kFloat32, {8, 4}));
   StatusOr<std::vector<Fetch>> ran = program->executor->Run(scope, feeds);
   ASSERT_FALSE(ran.ok());
   EXPECT_EQ(ran.status().code(), StatusCode::kUnimplemented);
   const std::string rendered = ran.status().ToString();
-  EXPECT_NE(rendered.find("op 1 (conv2d)"), std::string::npos) << rendered;
-  EXPECT_NE(rendered.find("no GPU kernel for 'conv2d' yet"), std::string::npos) << rendered;
-  EXPECT_EQ(scope.Find("c"), nullptr);
+  EXPECT_NE(rendered.find("op 1 (rpn_target_assign)"), std::string::npos) << rendered;
+  EXPECT_NE(rendered.find("no GPU kernel for 'rpn_target_assign' yet"), std::string::npos)
+      << rendered;
+  EXPECT_EQ(scope.Find("loc"), nullptr);
 }
 
 // Where no GPU is visible the registry is refused up front, and a staged kernel reached anyway
