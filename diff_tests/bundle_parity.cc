@@ -94,6 +94,7 @@ StatusOr<SideRun> RunSide(const std::string& dir, int world_size,
   config.rank_config.options.kernels = options.kernels;
   config.world.trace = true;
   config.world.timeout = options.timeout;
+  config.make_world = options.make_world;
   config.p2p = options.p2p;
   config.observer = [&](int rank) -> const rt::OpObserver* {
     const size_t r = static_cast<size_t>(rank);

@@ -16,6 +16,7 @@
 
 #include "common/status.h"
 #include "diff_tests/parity_run.h"
+#include "reference_runtime/comm/rank_world.h"
 #include "reference_runtime/kernel.h"
 #include "schedules/p2p_model.h"
 
@@ -40,6 +41,10 @@ struct BundleParityOptions {
   bool isolate = true;
   // The thread world's backstop for a rank stuck outside the world (hangs are found at once).
   std::chrono::milliseconds timeout{60000};
+  // The world both sides' ranks run in (`parity --backend device|nccl`: the GPU's); unset: the
+  // thread world, with `timeout`. Its worlds must record every rank's calls (the communication
+  // is compared). Must outlive the call.
+  rt::RankWorldFactory make_world;
   // When a send returns; unset: the model bundle.json states, else rendezvous.
   std::optional<schedules::P2pModel> p2p;
   // Draw both runs into a Chrome trace (ParityResult::chrome_trace): a process per rank and side,

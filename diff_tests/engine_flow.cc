@@ -245,18 +245,14 @@ Status Flow::Plan() {
     IRM_ASSIGN_OR_RETURN(newir::Program main, newir::LoadProgramFile(oldir::RankFile(
                                                   ScratchDir("serial_pir"), 0, "main.json")));
     if (pipelined_) {
-      // A pure pipeline: one process mesh per stage on the new IR's own passes
-      // (engine_pipeline.h). Hybrids: the fallback issue 22 allows, the stages of the legacy
-      // partition (oldir/passes/pipeline_stages.h, Paddle's stage rule), each translated, then
-      // split into jobs by the new IR's pipeline pass.
+      // One process mesh per stage on the new IR's own passes (engine_pipeline.h), each of its
+      // stage's data- and tensor-parallel ranks.
       Progress(EngineStage::kPlan,
-               PipelineOnStageMeshes(strategy_)
-                   ? fmt::format("(pir) {}: {} stage meshes, split by the new IR's pipeline "
-                                 "pass ({})",
-                                 degrees, strategy_.pp_degree, strategy_.pipeline.schedule_mode)
-                   : fmt::format("(pir) {}: {} stages of the legacy partition, split by the new "
-                                 "IR's pipeline pass ({})",
-                                 degrees, strategy_.pp_degree, strategy_.pipeline.schedule_mode));
+               fmt::format("(pir) {}: {} stage meshes of {} ranks{}, split by the new IR's "
+                           "pipeline pass ({})",
+                           degrees, strategy_.pp_degree, strategy_.dp_degree * strategy_.mp_degree,
+                           strategy_.mp_degree > 1 ? ", Megatron placements over mp" : "",
+                           strategy_.pipeline.schedule_mode));
       return Status::Ok();
     }
     std::vector<std::string> batch_feeds;
@@ -359,9 +355,9 @@ Status Flow::ParallelPir() {
   return WriteParallelizedBundle(made, Dir("pir"));
 }
 
-// Pipelines on the new IR's road, over the legacy partition (engine_pipeline.h). The
-// partition's own job split is replaced; its PIR form where Paddle has one (the stage programs
-// the split receives are the same either way).
+// Pipelines on the new IR's road: stages as process meshes (engine_pipeline.h). The legacy
+// road's bundle of the same strategy gives the feeds, fetches and micro-batches, with the job
+// lists in their PIR form where Paddle has one.
 Status Flow::ParallelPirPipeline() {
   const std::string& mode = strategy_.pipeline.schedule_mode;
   const bool has_pir_form = mode == "FThenB" || mode == "1F1B" || mode == "VPP";
@@ -371,24 +367,15 @@ Status Flow::ParallelPirPipeline() {
   PirPipelineOptions pipeline;
   pipeline.strategy = strategy_;
   pipeline.send_to_the_wrong_peer = options_.test_fault.pipeline_wrong_peer;
-  pipeline.partition_dir = ScratchDir("pp_partition");
   pipeline.progress = [this](const std::string& line) {
     Progress(EngineStage::kParallel, "(pir) " + line);
   };
-  if (PipelineOnStageMeshes(strategy_)) {
-    // Pure pipelines: stages as process meshes on the new IR's own passes.
-    PirPipelineFromSerial serial;
-    serial.serial_pir_dir = ScratchDir("serial_pir");
-    serial.legacy_serial_main = &serial_main_;
-    serial.like = &made.bundle;
-    serial.micro_batch_size =
-        options_.batch_size / std::max(1, strategy_.pipeline.accumulate_steps);
-    IRM_ASSIGN_OR_RETURN(pir_comm_failure_,
-                         WritePirPipelineFromSerial(serial, pipeline, Dir("pir")));
-    return Status::Ok();
-  }
-  IRM_ASSIGN_OR_RETURN(pir_comm_failure_,
-                       WritePirPipelineFromPartition(made, pipeline, Dir("pir")));
+  PirPipelineFromSerial serial;
+  serial.serial_pir_dir = ScratchDir("serial_pir");
+  serial.legacy_serial_main = &serial_main_;
+  serial.like = &made.bundle;
+  serial.micro_batch_size = options_.batch_size / std::max(1, strategy_.pipeline.accumulate_steps);
+  IRM_ASSIGN_OR_RETURN(pir_comm_failure_, WritePirPipelineFromSerial(serial, pipeline, Dir("pir")));
   return Status::Ok();
 }
 
@@ -464,6 +451,8 @@ StatusOr<EnginePair> Flow::AgainstSerial(const std::string& side, const std::str
   // tensor that misses it arbitrated by the serial program's float64 shadow.
   parity.tier = Tier::kNoiseFloor;
   parity.timeout = options_.timeout;
+  parity.kernels = options_.kernels;
+  parity.make_world = options_.make_world;
   parity.progress = [this, name, side](const std::string& who, int rank, int step, int steps) {
     if (step < steps) return;  // one line per rank, after its last step (1-based)
     Progress(EngineStage::kRun, fmt::format("({}) {} rank {}: {} steps", name,
@@ -480,6 +469,8 @@ StatusOr<EnginePair> Flow::LegacyAgainstPir() {
   compare.seed = seed_;
   compare.batch_size = options_.batch_size;
   compare.timeout = options_.timeout;
+  compare.kernels = options_.kernels;
+  compare.make_world = options_.make_world;
   // The float64 shadow of the serial program arbitrates as the serial check does. Not with
   // gradient merge: there the arbitration, which lets either road be judged against the other,
   // would excuse a merge that is wrong by a scale (1/(k+1)) on both the parameter and its
@@ -505,15 +496,17 @@ StatusOr<EnginePair> Flow::LegacyAgainstPir() {
   return pair;
 }
 
-// A bundle no pair runs (gradient merge on one road): its steps on the thread world, so that the
-// flow still initialises and runs what it built.
+// A bundle no pair runs (gradient merge on one road): its steps on the flow's kernels and world,
+// so that the flow still initialises and runs what it built.
 Status Flow::RunAlone(const std::string& side, const std::string& dir) {
   rt::MultiRankConfig config;
   config.rank_config.steps = steps_;
   config.rank_config.seed = seed_;
   config.rank_config.random_feeds = true;
   config.rank_config.batch_size = options_.batch_size;
+  config.rank_config.options.kernels = options_.kernels;
   config.world.timeout = options_.timeout;
+  config.make_world = options_.make_world;
   config.on_step = [this, side](int rank, const rt::PlanStepResult& step) {
     if (step.step < steps_) return;
     Progress(EngineStage::kRun, fmt::format("({}) rank {}: {} steps", side, rank, step.step));
@@ -545,6 +538,8 @@ StatusOr<EngineResult> Flow::Run(const std::string& stem, EngineStage* stage) {
   result.strategy = strategy_;
   result.steps = steps_;
   result.seed = seed_;
+  result.device = options_.device;
+  result.backend = options_.backend;
   at(EngineStage::kRun);
   for (const auto& side : sides) {
     if (side.first == "pir" && !pir_comm_failure_.empty()) {
@@ -720,13 +715,14 @@ StatusOr<EngineResult> RunEngineFlow(const EngineOptions& options, const std::st
 
 std::string RenderEngineMarkdown(const EngineResult& result) {
   std::string out = fmt::format(
-      "# Engine flow: {}\n\n--ir {}, strategy dp {} x mp {} x pp {}{}, {} steps, seed {}\n\n",
+      "# Engine flow: {}\n\n--ir {}, strategy dp {} x mp {} x pp {}{}, {} steps, seed {}, "
+      "device {}, backend {}\n\n",
       result.stem, EngineIrName(result.ir), result.strategy.dp_degree, result.strategy.mp_degree,
       result.strategy.pp_degree,
       result.strategy.gradient_merge.enable
           ? fmt::format(", gradient merge k={}", result.strategy.gradient_merge.k_steps)
           : "",
-      result.steps, result.seed);
+      result.steps, result.seed, result.device, result.backend);
   out += "| pair | verdict | tier | compared | mismatched | first failure |\n";
   out += "|---|---|---|---|---|---|\n";
   for (const EnginePair& pair : result.pairs) {
@@ -779,6 +775,8 @@ std::string RenderEngineJson(const EngineResult& result) {
       {"strategy", oldir::passes::StrategyToJson(result.strategy)},
       {"steps", result.steps},
       {"seed", result.seed},
+      {"device", result.device},
+      {"backend", result.backend},
       {"parity", result.parity()},
       {"pairs", std::move(pairs)},
   };

@@ -12,7 +12,8 @@
 //             jobs by SplitPipelineProgram -> OUT/pir
 //   init comm the process groups each bundle records; a new-IR pipeline's send/receive order
 //             checked before anything runs
-//   initialize, run  every bundle's startup, then its steps, on the thread world
+//   initialize, run  every bundle's startup, then its steps, on the thread world (or the
+//             kernels and the world EngineOptions names: --device gpu, --backend device|nccl)
 // and the pairs compared: serial vs legacy and serial vs new (serial_parity.h, the noise-floor
 // tier of the parity matrix cases; with gradient merge one serial step per k executor steps, on
 // their rows stacked), legacy vs new (the legacy bundle translated, then pir_bundle_compare.h,
@@ -33,6 +34,8 @@
 #include "diff_tests/parity_report.h"
 #include "newir/auto_parallel/gradient_merge.h"
 #include "oldir/passes/strategy.h"
+#include "reference_runtime/comm/rank_world.h"
+#include "reference_runtime/kernel.h"
 
 namespace irm::diff {
 
@@ -71,6 +74,16 @@ struct EngineOptions {
   std::optional<uint64_t> seed;  // default: the serial program's
   int64_t batch_size = 4;        // rows per data-parallel replica and step
   std::chrono::milliseconds timeout{60000};
+  // Where the runs execute (`--device`, `--backend`; docs/engine.md, "Device"): every rank's
+  // kernels (ExecutorOptions::kernels; null: the CPU's, the GPU registry for --device gpu) and the
+  // world its ranks communicate in (unset: the thread world, with `timeout`; the device world or
+  // NCCL for --backend device|nccl). The passes and the float64 shadow that arbitrates the
+  // noise-floor tier stay on the CPU. Both must outlive the call; `device` and `backend` name them
+  // in the reports.
+  const rt::KernelRegistry* kernels = nullptr;
+  rt::RankWorldFactory make_world;
+  std::string device = "cpu";
+  std::string backend = "thread";
   EngineTestFault test_fault;
   // One line per stage and per rank where a stage loops over ranks ("[engine] parallel (pir):
   // rank 1: 42 ops"), for a terminal.
@@ -102,6 +115,8 @@ struct EngineResult {
   oldir::passes::Strategy strategy;
   int steps = 0;
   uint64_t seed = 0;
+  std::string device = "cpu";      // EngineOptions::device
+  std::string backend = "thread";  // EngineOptions::backend
   std::vector<EnginePair> pairs;
   bool parity() const;  // no pair fails (a skipped pair does not)
 };

@@ -286,24 +286,21 @@ TEST_P(EnginePipelineTest, TheNewIrRoadSplitsTheStagesAndEveryPairPasses) {
   EXPECT_NE(std::find_if(lines.begin(), lines.end(),
                          [&](const std::string& l) { return l.rfind(parallel, 0) == 0; }),
             lines.end());
-  // The road: a pipeline (with or without dp) on stage meshes of the new IR's passes, whose
-  // cross-mesh reshards are Paddle's send_v2/recv_v2 (same_status_reshard_func.py); tp x pp on
-  // the legacy partition's stages, translated (p_send/p_recv).
-  const bool on_meshes = c.mp == 1;
-  const std::string plan = on_meshes ? "stage meshes" : "stages of the legacy partition";
+  // The road: every pipeline, hybrids included, on stage meshes of the new IR's passes, whose
+  // cross-mesh reshards are Paddle's send_v2/recv_v2 (same_status_reshard_func.py), not the
+  // legacy partition's translated p_send/p_recv.
   EXPECT_NE(std::find_if(lines.begin(), lines.end(),
                          [&](const std::string& l) {
                            return l.rfind("[engine] plan: (pir)", 0) == 0 &&
-                                  l.find(plan) != std::string::npos;
+                                  l.find("stage meshes") != std::string::npos;
                          }),
-            lines.end())
-      << plan;
+            lines.end());
   const std::string forward = c.vpp > 1 ? "forward0.json" : "forward.json";
   StatusOr<std::string> stage0 = ReadFile((scratch / "out/pir/rank0" / forward).string());
   ASSERT_TRUE(stage0.ok()) << stage0.status().ToString();
   // PIR JSON names an op by its dialect's id: "1.send_v2" is pd_op.send_v2.
-  EXPECT_EQ(stage0->find(".send_v2\"") != std::string::npos, on_meshes);
-  EXPECT_EQ(stage0->find(".p_send\"") != std::string::npos, !on_meshes);
+  EXPECT_NE(stage0->find(".send_v2\""), std::string::npos);
+  EXPECT_EQ(stage0->find(".p_send\""), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Mlp, EnginePipelineTest,

@@ -1,4 +1,4 @@
-// The Engine flow's new-IR pipeline road over the legacy partition (engine_pipeline.h).
+// The Engine flow's new-IR pipeline road: stages as process meshes (engine_pipeline.h).
 #include "diff_tests/engine_pipeline.h"
 
 #include <fmt/format.h>
@@ -12,14 +12,13 @@
 #include "diff_tests/corpus/bundle_comm_program.h"
 #include "newir/auto_parallel/pipeline_meshes.h"
 #include "newir/auto_parallel/pipeline_split.h"
+#include "newir/auto_parallel/strategy_placements.h"
 #include "newir/program_io.h"
 #include "oldir/bundle.h"
 #include "oldir/passes/distributed_programs.h"
 #include "oldir/passes/pipeline_stages.h"
 #include "schedules/paddle_schedule.h"
 #include "schedules/simulator.h"
-#include "translator/bundle_translate.h"
-#include "translator/translate.h"
 
 namespace irm::diff {
 namespace {
@@ -134,10 +133,6 @@ Status WriteSplitRank(const newir::Program& stage_program, const PirPipelineOpti
 
 }  // namespace
 
-bool PipelineOnStageMeshes(const oldir::passes::Strategy& strategy) {
-  return strategy.pp_degree > 1 && strategy.mp_degree == 1;
-}
-
 StatusOr<std::string> WritePirPipelineFromSerial(const PirPipelineFromSerial& serial,
                                                  const PirPipelineOptions& options,
                                                  const std::string& out_dir) {
@@ -157,6 +152,11 @@ StatusOr<std::string> WritePirPipelineFromSerial(const PirPipelineFromSerial& se
   newir::PipelineMeshOptions meshes;
   meshes.pp_degree = strategy.pp_degree;
   meshes.dp_degree = strategy.dp_degree;
+  meshes.mp_degree = strategy.mp_degree;
+  if (strategy.mp_degree > 1) {
+    IRM_ASSIGN_OR_RETURN(meshes.mp_placements,
+                         newir::MegatronPlacementsOver(main, strategy.mp_degree));
+  }
   for (const oldir::FeedSpec& feed : serial.like->feeds) {
     if (feed.split == oldir::FeedSplit::kBatch) meshes.batch_feeds.push_back(feed.name);
   }
@@ -182,54 +182,26 @@ StatusOr<std::string> WritePirPipelineFromSerial(const PirPipelineFromSerial& se
   bundle.ranks.clear();
   std::error_code ec;
   fs::create_directories(out_dir, ec);
+  const oldir::passes::Topology topology{strategy.dp_degree, strategy.pp_degree,
+                                         strategy.mp_degree};
   for (size_t r = 0; r < parallel.ranks.size(); ++r) {
     const int rank = static_cast<int>(r);
     oldir::BundleRank entry;
     entry.rank = rank;
     entry.startup = "startup.json";
+    for (const auto& [name, shard] : parallel.ranks[r].shards) {
+      entry.shards[name] = {shard.global_shape, shard.offsets};
+    }
     fs::create_directories(fs::path(oldir::RankFile(out_dir, rank, "startup.json")).parent_path(),
                            ec);
     IRM_RETURN_IF_ERROR(newir::SaveProgramFile(parallel.ranks[r].startup,
                                                oldir::RankFile(out_dir, rank, "startup.json"),
                                                newir::FileFormat::kJson));
-    IRM_RETURN_IF_ERROR(WriteSplitRank(parallel.ranks[r].main, options, bundle, bundle.fetches,
-                                       rank, rank % strategy.pp_degree, rank < strategy.pp_degree,
-                                       out_dir, entry));
+    IRM_RETURN_IF_ERROR(WriteSplitRank(
+        parallel.ranks[r].main, options, bundle, bundle.fetches, rank, topology.PpIndex(rank),
+        topology.DpIndex(rank) == 0 && topology.MpIndex(rank) == 0, out_dir, entry));
     bundle.ranks.push_back(std::move(entry));
   }
-  IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, out_dir));
-  return CheckCommunication(bundle, out_dir);
-}
-
-StatusOr<std::string> WritePirPipelineFromPartition(const corpus::ModelBundle& partition,
-                                                    const PirPipelineOptions& options,
-                                                    const std::string& out_dir) {
-  IRM_RETURN_IF_ERROR(corpus::WriteModelBundle(partition, options.partition_dir).status());
-  IRM_RETURN_IF_ERROR(translator::TranslateBundle(options.partition_dir, out_dir).status());
-  IRM_ASSIGN_OR_RETURN(oldir::Bundle bundle, oldir::ReadBundle(out_dir));
-  const oldir::passes::Strategy& strategy = options.strategy;
-  const oldir::passes::Topology topology{strategy.dp_degree, strategy.pp_degree,
-                                         strategy.mp_degree};
-  for (size_t r = 0; r < partition.ranks.size() && r < bundle.ranks.size(); ++r) {
-    const int rank = static_cast<int>(r);
-    const int stage = topology.PpIndex(rank);
-    translator::TranslateOptions to;
-    to.file = fmt::format("the stage program of rank {}", rank);
-    to.process_groups = &partition.bundle.process_groups;
-    to.rank = rank;
-    IRM_ASSIGN_OR_RETURN(translator::Translation translated,
-                         translator::TranslateProgram(partition.ranks[r].main, to));
-    // The translated legacy job programs give way to the split's.
-    oldir::BundleRank& entry = bundle.ranks[r];
-    std::error_code ec;
-    for (const auto& [type, file] : entry.programs) {
-      fs::remove(oldir::RankFile(out_dir, rank, file), ec);
-    }
-    IRM_RETURN_IF_ERROR(
-        WriteSplitRank(translated.program, options, bundle, partition.bundle.fetches, rank, stage,
-                       topology.DpIndex(rank) == 0 && topology.MpIndex(rank) == 0, out_dir, entry));
-  }
-  bundle.p2p.reset();
   IRM_RETURN_IF_ERROR(oldir::WriteBundle(bundle, out_dir));
   return CheckCommunication(bundle, out_dir);
 }

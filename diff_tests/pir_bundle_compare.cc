@@ -313,7 +313,9 @@ StatusOr<rt::MultiRankResult> RunBundleForComparison(const std::string& dir, int
   config.rank_config.seed = seed;
   config.rank_config.random_feeds = true;
   config.rank_config.batch_size = options.batch_size;
+  config.rank_config.options.kernels = options.kernels;
   config.world.timeout = options.timeout;
+  config.make_world = options.make_world;
   StatusOr<rt::MultiRankResult> ran = rt::RunBundleRanks(dir, config);
   if (!ran.ok()) return Status(ran.status()).AddNote(fmt::format("in the run of bundle {}", side));
   return ran;

@@ -83,21 +83,21 @@ struct PirBundleCompareOptions {
   // neither road is the reference): a zero gradient's rounding noise (the gpt's key biases) has
   // no order-independent digits to agree on.
   const rt::Scope* shadow = nullptr;
+  // Where both runs execute (the engine's --device, --backend): every rank's kernels (null: the
+  // CPU's) and the world its ranks communicate in (unset: the thread world, with `timeout`). Must
+  // outlive the call.
+  const rt::KernelRegistry* kernels = nullptr;
+  rt::RankWorldFactory make_world;
 };
 
-// Every rank of the bundle in `dir` for `steps` steps on the thread world, with `seed` and random
-// feeds of options.batch_size rows per replica; a failure says which side (`side`: "A", "B") ran.
+// Every rank of the bundle in `dir` for `steps` steps on the thread world (or options.make_world's,
+// on options.kernels), with `seed` and random feeds of options.batch_size rows per replica; a
+// failure says which side (`side`: "A", "B") ran.
 StatusOr<rt::MultiRankResult> RunBundleForComparison(const std::string& dir, int steps,
                                                      uint64_t seed,
                                                      const PirBundleCompareOptions& options,
                                                      const char* side);
 
-// Errors: ReadBundle's; kInvalidArgument when either is not a pir bundle, when their world sizes
-// or data-parallel degrees differ, or when a rank runs a plan (the job programs of a pipeline are
-// not aligned here); a program that does not load; either run's failure, with a note naming the
-// side (a hang is kInternal).
-StatusOr<PirBundleComparison> ComparePirBundles(const std::string& a_dir, const std::string& b_dir,
-                                                const PirBundleCompareOptions& options = {});
 // Every step's fetches of two runs of one world, A as the report's legacy side. With `dp` > 1
 // replicas a float scalar (the loss; a plan's merged fetch: one per micro-batch, `micro_batches`
 // values) is compared as its mean over the replicas of each place in a replica (a pipeline's last
@@ -112,6 +112,12 @@ void CompareFetchesOverReplicas(const std::vector<rt::RankOutcome>& a,
 // B's shard (`rank_b`): B against A, else A against B — neither road is the reference.
 void ArbitrateByShadow(const oldir::BundleRank& rank_b, const VarView& a, const VarView& b,
                        const rt::Scope& shadow, size_t first, ParityReport& report);
+// Errors: ReadBundle's; kInvalidArgument when either is not a pir bundle, when their world sizes
+// or data-parallel degrees differ, or when a rank runs a plan (the job programs of a pipeline are
+// not aligned here); a program that does not load; either run's failure, with a note naming the
+// side (a hang is kInternal).
+StatusOr<PirBundleComparison> ComparePirBundles(const std::string& a_dir, const std::string& b_dir,
+                                                const PirBundleCompareOptions& options = {});
 
 // The alignment for people: per program that differs, "rank 1 main: 212 vs 209 ops" then one
 // line per difference ("  only in A: #17 pd_op.c_identity", "  moved: pd_op.all_reduce A#40 B#52").

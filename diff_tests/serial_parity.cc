@@ -348,6 +348,7 @@ StatusOr<rt::MultiRankResult> RunSideOf(const std::string& dir, int steps, uint6
   config.rank_config.options.gemm = options.gemm;
   config.rank_config.options.kernels = options.kernels;
   config.world.timeout = options.timeout;
+  config.make_world = options.make_world;
   config.p2p = options.p2p;
   std::mutex progress_mu;
   if (options.progress) {

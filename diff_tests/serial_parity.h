@@ -49,6 +49,9 @@ struct SerialParityOptions {
   const rt::KernelRegistry* kernels = nullptr;
   // The thread world's backstop for a rank stuck outside the world (hangs are found at once).
   std::chrono::milliseconds timeout{60000};
+  // The world both runs' ranks run in (`parity --backend device|nccl`, the engine's --backend);
+  // unset: the thread world, with `timeout`. Must outlive the call.
+  rt::RankWorldFactory make_world;
   // When a send returns (a pipeline's 1F1B needs buffered sends, as NCCL gives them); unset: the
   // model bundle.json states, else rendezvous.
   std::optional<schedules::P2pModel> p2p;

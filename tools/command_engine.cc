@@ -3,8 +3,10 @@
 // initialize, run — by the legacy passes, the new IR's, or both, each against the serial program
 // and, with both, the two against each other. A progress line per stage (and rank) on stderr, the
 // summary table on stdout, the reports in OUT (report.md, report.json, report.xml) and where
-// --md/--json/--junit say. Exit 0 every pair passes, 1 a pair fails, 2 bad input (nothing
-// written), 3 a run failed (a hang included).
+// --md/--json/--junit say. --device gpu runs every run of the flow on the host-staged GPU kernel
+// registry and --backend device|nccl communicates on the GPU (tools/cli_options.h), as `run`
+// does. Exit 0 every pair passes, 1 a pair fails, 2 bad input (nothing written), 3 a run failed
+// (a hang included; without a GPU, --device gpu: before anything is read or written).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -34,6 +36,8 @@ struct EngineCommand {
   std::string json;
   std::string markdown;
   std::string test_fault;
+  RunDevice device = RunDevice::kCpu;
+  std::string backend = "thread";
   oldir::models::MlpConfig mlp;
   oldir::models::GptConfig gpt;
   oldir::OptimizerOptions optimizer;
@@ -55,6 +59,20 @@ Status WriteReports(const EngineCommand& command, const diff::EngineResult& resu
 
 int RunEngine(const EngineCommand& command, std::ostream& out, std::ostream& err) {
   diff::EngineOptions options;
+  // Before anything is read, as `run` and `parity` do: without a GPU, --device gpu is a runtime
+  // failure (exit 3); a GPU backend without --device gpu is bad usage (exit 2).
+  std::unique_ptr<rt::KernelRegistry> gpu_kernels;
+  StatusOr<const rt::KernelRegistry*> kernels = KernelsFor(command.device, &gpu_kernels);
+  if (!kernels.ok()) return Fail(kernels.status(), err);
+  if (command.backend != "thread") {
+    StatusOr<rt::RankWorldFactory> world =
+        GpuWorldFactory(command.backend, command.device, options.timeout, /*trace=*/false);
+    if (!world.ok()) return Fail(world.status(), err);
+    options.make_world = std::move(world).value();
+  }
+  options.kernels = *kernels;
+  options.device = command.device == RunDevice::kGpu ? "gpu" : "cpu";
+  options.backend = command.backend;
   options.ir = *diff::EngineIrFromName(command.ir);  // CLI11 checked the name
   options.strategy_file = command.strategy;
   StatusOr<oldir::passes::Strategy> strategy = oldir::passes::ReadStrategyFile(command.strategy);
@@ -152,6 +170,13 @@ RegisteredCommand AddEngineCommand(CLI::App& parent) {
                   "the local element index, which a split batch changes)")
       ->capture_default_str();
   AddOptimizerOptions(app, &engine.optimizer);
+  AddDeviceOption(app, &engine.device);
+  app->add_option("--backend", engine.backend,
+                  "How the ranks of every run communicate: thread (in-process, reductions in rank "
+                  "order; the reference), or with --device gpu: device (every rank on one GPU, "
+                  "reductions in rank order) or nccl (one rank per GPU)")
+      ->check(CLI::IsMember({"thread", "device", "nccl"}))
+      ->capture_default_str();
   return {app, [command](std::ostream& out, std::ostream& err) {
             return RunEngine(*command, out, err);
           }};

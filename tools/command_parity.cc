@@ -4,12 +4,14 @@
 // intermediate, localises the first divergence and re-runs the suspect op in isolation. Markdown
 // on stdout; JSON and JUnit reports and .npy dumps on request. Exit 0 parity, 1 mismatch, 2 bad
 // input, 3 runtime failure. A bundle directory runs every rank of it and of its pir twin on the
-// thread world (bundle_parity.h) and adds each rank's communication to the comparison; a hang in
-// either run is a runtime failure with what every rank was waiting for. A distributed bundle
-// against its serial one-rank bundle (serial_parity.h) runs both, and compares the losses and the
-// parameters and optimizer state reassembled from the ranks, in the reordered or noise-floor tier.
+// thread world, or the GPU's with --backend device|nccl (bundle_parity.h), and adds each rank's
+// communication to the comparison; a hang in either run is a runtime failure with what every rank
+// was waiting for. A distributed bundle against its serial one-rank bundle (serial_parity.h) runs
+// both, and compares the losses and the parameters and optimizer state reassembled from the ranks,
+// in the reordered or noise-floor tier.
 // --device gpu runs both sides — of a program file, of a bundle, or the distributed and serial
-// runs — on the host-staged GPU kernel registry (tools/cli_options.h, KernelsFor).
+// runs — on the host-staged GPU kernel registry (tools/cli_options.h, KernelsFor); --backend
+// device|nccl names a bundle's GPU world as `run --ranks` takes it (GpuWorldFactory).
 #include <unistd.h>
 
 #include <cstdio>
@@ -146,16 +148,22 @@ int Emit(const ParityCommand& command, const diff::ParityResult& result, std::os
   return report.parity() ? kExitOk : kExitCheckFailed;
 }
 
-// A legacy bundle against its pir twin, every rank at once on the thread world, every rank's
-// kernels from `kernels` (null: the CPU's).
-int RunBundleParity(const ParityCommand& command, const rt::KernelRegistry* kernels,
-                    std::ostream& out, std::ostream& err) {
-  if (command.backend != "thread") {
-    return FailInput(Status(StatusCode::kInvalidArgument, Location{},
-                            fmt::format("--backend {}: this build has only the thread backend",
-                                        command.backend)),
-                     err);
-  }
+// The world of a bundle's runs: unset for the thread backend; for --backend device|nccl the GPU's,
+// as `run --ranks` makes it (GpuWorldFactory: bad usage without --device gpu, a runtime failure
+// in a build without the CUDA backend). `trace`: record every rank's calls (bundle parity compares
+// them). CLI11 refuses any other backend (Gloo's runs are `run --backend gloo`'s).
+StatusOr<rt::RankWorldFactory> BundleWorld(const ParityCommand& command, RunDevice device,
+                                           bool trace) {
+  if (command.backend == "thread") return rt::RankWorldFactory{};
+  return GpuWorldFactory(command.backend, device, diff::BundleParityOptions{}.timeout, trace);
+}
+
+// A legacy bundle against its pir twin, every rank at once on the thread world (or the GPU's:
+// BundleWorld), every rank's kernels from `kernels` (null: the CPU's).
+int RunBundleParity(const ParityCommand& command, RunDevice device,
+                    const rt::KernelRegistry* kernels, std::ostream& out, std::ostream& err) {
+  StatusOr<rt::RankWorldFactory> world = BundleWorld(command, device, /*trace=*/true);
+  if (!world.ok()) return Fail(world.status(), err);
   if (!command.startup.empty()) {
     return FailInput(Status(StatusCode::kInvalidArgument, Location{},
                             "--startup names one program's startup: every rank of a bundle runs "
@@ -201,6 +209,7 @@ int RunBundleParity(const ParityCommand& command, const rt::KernelRegistry* kern
   options.keep = command.dump_names;
   options.chrome_trace = !command.trace.empty();
   options.kernels = kernels;
+  options.make_world = std::move(world).value();
   if (ProgressOnTerminal(err)) {
     options.progress = [&err](const std::string& side, int rank, int step, int steps) {
       err << fmt::format("{} run: rank {} step {}/{}\n", side, rank, step, steps);
@@ -219,10 +228,13 @@ int RunBundleParity(const ParityCommand& command, const rt::KernelRegistry* kern
 // in `tier`, sends returning under `p2p` (schedules::ParseP2pModel). What the serial check cannot
 // honour is refused rather than ignored: given feeds (the replicas would all read them whole), a
 // new-IR side, the intermediates' dumps and the trace. Both runs' kernels come from `kernels`
-// (null: the CPU's).
+// (null: the CPU's), on `device`.
 int RunSerialParityCommand(const ParityCommand& command, const std::string& serial, diff::Tier tier,
-                           const std::string& p2p, const rt::KernelRegistry* kernels,
-                           std::ostream& out, std::ostream& err) {
+                           const std::string& p2p, RunDevice device,
+                           const rt::KernelRegistry* kernels, std::ostream& out,
+                           std::ostream& err) {
+  StatusOr<rt::RankWorldFactory> world = BundleWorld(command, device, /*trace=*/false);
+  if (!world.ok()) return Fail(world.status(), err);
   auto refuse = [&err](const std::string& message) {
     return FailInput(Status(StatusCode::kInvalidArgument, Location{}, message), err);
   };
@@ -261,10 +273,6 @@ int RunSerialParityCommand(const ParityCommand& command, const std::string& seri
         "--tier exact with --serial: a distributed run sums in another order than the "
         "serial one; use reordered (the default) or noise-floor");
   }
-  if (command.backend != "thread") {
-    return refuse(
-        fmt::format("--backend {}: this build has only the thread backend", command.backend));
-  }
   if (command.steps && *command.steps < 1) {
     return refuse(fmt::format("--steps must be at least 1, got {}", *command.steps));
   }
@@ -290,6 +298,7 @@ int RunSerialParityCommand(const ParityCommand& command, const std::string& seri
   options.tier = tier;
   options.gemm = command.gemm;
   options.kernels = kernels;
+  options.make_world = std::move(world).value();
   if (ProgressOnTerminal(err)) {
     options.progress = [&err](const std::string& side, int rank, int step, int steps) {
       err << fmt::format("{} run: rank {} step {}/{}\n", side, rank, step, steps);
@@ -303,21 +312,27 @@ int RunSerialParityCommand(const ParityCommand& command, const std::string& seri
 
 namespace {
 
-// RunParity with both sides' kernels from `kernels` (null: the CPU's).
-int RunParityOn(const ParityCommand& command, const rt::KernelRegistry* kernels, std::ostream& out,
-                std::ostream& err) {
+// RunParity on `device`, with both sides' kernels from `kernels` (null: the CPU's).
+int RunParityOn(const ParityCommand& command, RunDevice device, const rt::KernelRegistry* kernels,
+                std::ostream& out, std::ostream& err) {
   if (!command.serial.empty()) {
     return RunSerialParityCommand(command, command.serial,
                                   command.tier.value_or(diff::Tier::kReordered), command.p2p,
-                                  kernels, out, err);
+                                  device, kernels, out, err);
   }
   std::error_code ec;
   if (std::filesystem::is_directory(command.legacy, ec)) {
-    return RunBundleParity(command, kernels, out, err);
+    return RunBundleParity(command, device, kernels, out, err);
   }
   if (!command.p2p.empty()) {
     return FailInput(Status(StatusCode::kInvalidArgument, Location{},
                             "--p2p applies to the multi-rank runs of a bundle"),
+                     err);
+  }
+  if (command.backend != "thread") {
+    return FailInput(Status(StatusCode::kInvalidArgument, Location{},
+                            fmt::format("--backend {} applies to the multi-rank runs of a bundle",
+                                        command.backend)),
                      err);
   }
   if (command.ranks != 0) {
@@ -394,7 +409,7 @@ int RunParityOnDevice(const ParityCommand& command, RunDevice device, std::ostre
   std::unique_ptr<rt::KernelRegistry> gpu_kernels;
   StatusOr<const rt::KernelRegistry*> kernels = KernelsFor(device, &gpu_kernels);
   if (!kernels.ok()) return FailRun(kernels.status(), err);
-  return RunParityOn(command, *kernels, out, err);
+  return RunParityOn(command, device, *kernels, out, err);
 }
 
 }  // namespace
@@ -435,7 +450,9 @@ RegisteredCommand AddParityCommand(CLI::App& parent) {
   parity_app
       ->add_option("--backend", parity.backend,
                    "A bundle's communication backend: thread (in-process, reductions in rank "
-                   "order; the reference)")
+                   "order; the reference), or with --device gpu: device (every rank on one GPU, "
+                   "reductions in rank order) or nccl (one rank per GPU)")
+      ->check(CLI::IsMember({"thread", "device", "nccl"}))
       ->capture_default_str();
   parity_app->add_option(
       "--p2p", parity.p2p,

@@ -1,23 +1,29 @@
 // The executors on the GPU (`--device gpu`): the legacy and PIR executors, unchanged, on the
 // host-staged GPU kernel registry (gpu_kernel_registry.h). The model is the zoo gpt training
 // program that `ir-migrate build gpt` writes into its bundle (oldir/models/gpt.h + AddTraining,
-// AdamW, attention dropout 0.1), at small sizes. Every test here needs a GPU and reports skipped
-// without one (check_gpu_tests.sh holds that none passes there).
+// AdamW, attention dropout 0.1), at small sizes. The Engine flow (`ir-migrate engine --device gpu
+// --backend device`: diff_tests/engine_flow.h) on the zoo mlp under DP2, its two ranks in the
+// device world. Every test here needs a GPU and reports skipped without one (check_gpu_tests.sh
+// holds that none passes there).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "diff_tests/engine_flow.h"
 #include "diff_tests/parity_run.h"
 #include "diff_tests/tensor_compare.h"
 #include "oldir/models/gpt.h"
 #include "oldir/models/training.h"
 #include "oldir/optimizer.h"
+#include "reference_runtime/cuda/device_world.h"
 #include "reference_runtime/cuda/gpu_kernel_registry.h"
 #include "reference_runtime/cuda/gpu_test_support.h"
 #include "reference_runtime/legacy_executor.h"
+#include "reference_runtime/multi_rank_run.h"
 #include "reference_runtime/run.h"
 
 namespace irm::rt::cuda {
@@ -230,6 +236,96 @@ TEST(GpuParityTest, OldAndNewAreBitIdenticalOnTheGpu) {
   EXPECT_TRUE(result->report.parity()) << diff::RenderMarkdown(result->report);
   EXPECT_EQ(result->report.Compared(diff::TensorGroup::kFetch), kSteps);
   EXPECT_GT(result->report.Compared(diff::TensorGroup::kIntermediate), 0);
+}
+
+// The Engine flow with --device gpu --backend device: the zoo mlp under DP2 (two ranks sharing the
+// GPU in the device world), by both roads. Every pair passes on the GPU as on the CPU (serial vs
+// legacy and serial vs new in the noise-floor tier, legacy vs new), and the new IR's bundle the
+// GPU flow wrote, run again on the GPU and on the CPU's thread world, agrees within the reordered
+// tier: every step's fetches of every rank and every persistable var after the last step.
+diff::EngineOptions Dp2Mlp() {
+  diff::EngineOptions options;
+  options.ir = diff::EngineIr::kBoth;
+  options.strategy.dp_degree = 2;
+  options.strategy_file = "dp2.json";
+  options.recipe.model = corpus::ZooModel::kMlp;
+  options.steps = kSteps;
+  return options;
+}
+
+void ExpectEveryPairPasses(const StatusOr<diff::EngineResult>& result, const std::string& where) {
+  ASSERT_TRUE(result.ok()) << where << ": " << result.status().ToString();
+  ASSERT_EQ(result->pairs.size(), 3u) << where;
+  for (const diff::EnginePair& pair : result->pairs) {
+    EXPECT_EQ(pair.verdict, diff::EnginePair::Verdict::kPass)
+        << where << ": " << pair.name << ": " << pair.first_failure;
+  }
+}
+
+// Every rank of the bundle in `dir`, as the engine runs it, on `kernels` in `world`'s ranks.
+StatusOr<MultiRankResult> RunRanks(const std::string& dir, uint64_t seed,
+                                   const KernelRegistry* kernels, RankWorldFactory world) {
+  MultiRankConfig config;
+  config.rank_config.steps = kSteps;
+  config.rank_config.seed = seed;
+  config.rank_config.random_feeds = true;
+  config.rank_config.batch_size = 4;
+  config.rank_config.options.kernels = kernels;
+  config.make_world = std::move(world);
+  return RunBundleRanks(dir, config);
+}
+
+TEST(GpuEngineTest, MlpDp2OnTheDeviceWorldPassesAndMatchesTheCpu) {
+  IRM_REQUIRE_GPU();
+  std::unique_ptr<KernelRegistry> registry = GpuRegistry();
+  ASSERT_NE(registry, nullptr);
+  const std::filesystem::path scratch =
+      std::filesystem::path(::testing::TempDir()) / "gpu_engine_mlp_dp2";
+  std::filesystem::remove_all(scratch);
+
+  ExpectEveryPairPasses(diff::RunEngineFlow(Dp2Mlp(), (scratch / "cpu").string(), "mlp.dp2"),
+                        "cpu");
+  diff::EngineOptions options = Dp2Mlp();
+  options.kernels = registry.get();
+  options.make_world = DeviceWorld::Factory({});
+  options.device = "gpu";
+  options.backend = "device";
+  StatusOr<diff::EngineResult> gpu =
+      diff::RunEngineFlow(options, (scratch / "gpu").string(), "mlp.dp2");
+  ExpectEveryPairPasses(gpu, "gpu");
+  if (!gpu.ok()) return;
+  EXPECT_NE(diff::RenderEngineMarkdown(*gpu).find("device gpu, backend device"), std::string::npos);
+
+  const std::string pir = (scratch / "gpu" / "pir").string();
+  StatusOr<MultiRankResult> on_gpu =
+      RunRanks(pir, gpu->seed, registry.get(), DeviceWorld::Factory({}));
+  ASSERT_TRUE(on_gpu.ok()) << on_gpu.status().ToString();
+  StatusOr<MultiRankResult> on_cpu = RunRanks(pir, gpu->seed, nullptr, {});
+  ASSERT_TRUE(on_cpu.ok()) << on_cpu.status().ToString();
+  ASSERT_EQ(on_gpu->ranks.size(), 2u);
+  ASSERT_EQ(on_cpu->ranks.size(), 2u);
+  for (size_t r = 0; r < 2; ++r) {
+    const RankOutcome& g = on_gpu->ranks[r];
+    const RankOutcome& c = on_cpu->ranks[r];
+    const std::string rank = "rank " + std::to_string(r);
+    ASSERT_EQ(g.steps.size(), static_cast<size_t>(kSteps)) << rank;
+    ASSERT_EQ(c.steps.size(), static_cast<size_t>(kSteps)) << rank;
+    std::map<std::string, Tensor> gpu_fetches;
+    std::map<std::string, Tensor> cpu_fetches;
+    for (size_t s = 0; s < g.steps.size(); ++s) {
+      for (const Fetch& f : g.steps[s].merged) {
+        gpu_fetches.emplace(f.name + " step " + std::to_string(s), f.tensor.Clone());
+      }
+      for (const Fetch& f : c.steps[s].merged) {
+        cpu_fetches.emplace(f.name + " step " + std::to_string(s), f.tensor.Clone());
+      }
+    }
+    ASSERT_FALSE(cpu_fetches.empty()) << rank;
+    ExpectTier(gpu_fetches, cpu_fetches, diff::Tier::kReordered, rank + " fetches");
+    ExpectTier(Persistables(*g.scope), Persistables(*c.scope), diff::Tier::kReordered,
+               rank + " after training");
+  }
+  std::filesystem::remove_all(scratch);
 }
 
 }  // namespace

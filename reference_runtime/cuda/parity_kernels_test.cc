@@ -1,12 +1,15 @@
 // Bundle and serial parity run every rank on the kernels they are given (--device gpu hands them
 // the GPU registry): with none, the CPU's, and parity holds; with a registry that has no kernel at
 // all, both runs fail at their first op naming the missing kernel — so the registry reaches every
-// rank's executor, on both sides. Needs no GPU.
+// rank's executor, on both sides. Likewise the world they are given (--backend device|nccl hands
+// them the GPU's): a factory that refuses fails both drivers with its words. Needs no GPU.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "diff_tests/bundle_parity.h"
 #include "diff_tests/corpus/corpus.h"
@@ -67,6 +70,35 @@ TEST_F(ParityKernelsTest, SerialParityRunsBothRunsOnTheGivenKernels) {
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().ToString().find("there is no kernel"), std::string::npos)
       << none.status().ToString();
+}
+
+// A world factory that makes no world: whoever runs ranks through it fails with its words.
+rt::RankWorldFactory RefusingWorld() {
+  return [](int world_size, std::vector<rt::CommGroup>,
+            const schedules::P2pModel&) -> StatusOr<std::unique_ptr<rt::RankWorld>> {
+    return Status(StatusCode::kInternal, Location{},
+                  "the test's world refuses " + std::to_string(world_size) + " ranks");
+  };
+}
+
+TEST_F(ParityKernelsTest, BothDriversRunTheRanksInTheWorldTheyAreGiven) {
+  BundleParityOptions bundle;
+  bundle.steps = 1;
+  bundle.batch_size = kRows;
+  bundle.make_world = RefusingWorld();
+  StatusOr<ParityResult> refused = RunBundleParity((dir_ / "dp2").string(), "", bundle);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().ToString().find("the test's world refuses 2 ranks"), std::string::npos)
+      << refused.status().ToString();
+
+  SerialParityOptions serial;
+  serial.steps = 1;
+  serial.batch_size = kRows;
+  serial.make_world = RefusingWorld();
+  refused = RunSerialParity((dir_ / "dp2").string(), (dir_ / "serial").string(), serial);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().ToString().find("the test's world refuses"), std::string::npos)
+      << refused.status().ToString();
 }
 
 }  // namespace
