@@ -12,38 +12,26 @@
 // unreceived messages, else it waits until the receiver takes one. Either way the watchdog
 // (watchdog.h) reports a hang at once with what every rank waits for, and a rank that finishes
 // with buffered messages it never received fails naming them. When one rank fails, the ranks
-// waiting in the world are woken with an error naming it, never left waiting.
+// waiting in the world are woken with an error naming it, never left waiting. The groups, rounds,
+// channels and hang checks are RankMatcher's (rank_matcher.h), shared with the device world.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
+#include <cstddef>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <string>
-#include <tuple>
 #include <vector>
 
 #include "common/status.h"
 #include "reference_runtime/comm/comm_context.h"
 #include "reference_runtime/comm/comm_trace.h"
 #include "reference_runtime/comm/communicator.h"
+#include "reference_runtime/comm/rank_matcher.h"
 #include "reference_runtime/comm/watchdog.h"
 #include "schedules/p2p_model.h"
 
 namespace irm::rt {
-
-struct CommGroup {
-  int ring_id = 0;
-  std::vector<int> ranks;  // global ranks; a rank's index here is its rank in the group
-};
-
-// The groups a world is created with, checked: kInvalidArgument for a world size below 1, a ring
-// declared twice, or a group that is empty, repeats a rank or names one outside the world. Ring 0
-// (every rank in order) is put first when not given.
-StatusOr<std::vector<CommGroup>> CheckCommGroups(int world_size, std::vector<CommGroup> groups);
 
 struct ThreadWorldOptions {
   // How long a rank may wait in a call without the world making progress: the backstop for a
@@ -68,41 +56,28 @@ class ThreadWorld {
   ThreadWorld(const ThreadWorld&) = delete;
   ThreadWorld& operator=(const ThreadWorld&) = delete;
 
-  int world_size() const { return world_size_; }
+  int world_size() const { return matcher_.world_size(); }
   // The communicator of global rank `rank` in group `ring_id`, to be used only by that rank's
   // thread. kNotFound for an unknown ring, kInvalidArgument for a rank outside it.
-  StatusOr<Communicator*> For(int rank, int ring_id);
+  StatusOr<Communicator*> For(int rank, int ring_id) { return matcher_.For(rank, ring_id); }
   // The CommContext of `rank` for an executor: its communicators through For. The world must
   // outlive it.
-  CommContext Context(int rank);
+  CommContext Context(int rank) { return matcher_.Context(rank); }
 
   // Runs fn(0) ... fn(N-1) on N threads and waits for all of them. Returns OK, or the first
   // failure in rank order among the ranks that failed on their own (a rank woken because another
   // failed reports "rank 1 failed: ..."; every rank of a hang reports the hang). The world starts
   // each run afresh: no pending message, collective or trace record survives a run.
-  Status RunRanks(const std::function<Status(int rank)>& fn);
+  Status RunRanks(const std::function<Status(int rank)>& fn) { return matcher_.RunRanks(fn); }
   // Each rank's status from the last RunRanks.
-  const std::vector<Status>& rank_statuses() const { return statuses_; }
+  const std::vector<Status>& rank_statuses() const { return matcher_.rank_statuses(); }
   // The calls of `rank` in the last run; null when options.trace is off.
-  const CommTrace* trace(int rank) const;
+  const CommTrace* trace(int rank) const { return matcher_.trace(rank); }
 
  private:
   class GroupComm;
   struct Round;
   struct Message;
-  // The unreceived messages from one rank to another in one group, in send order, and how many
-  // were sent and taken over the run (a message's sequence number minus `taken` is how many
-  // unreceived messages are ahead of it).
-  struct Channel {
-    std::deque<std::shared_ptr<Message>> messages;
-    int64_t sent = 0;
-    int64_t taken = 0;
-  };
-  struct Group {
-    CommGroup spec;
-    std::vector<int64_t> next_round;  // per group rank: the index of its next collective
-    std::map<int64_t, std::shared_ptr<Round>> rounds;
-  };
   // What a rank brings to a collective.
   struct Contribution {
     CommKind kind = CommKind::kBarrier;
@@ -120,44 +95,15 @@ class ThreadWorld {
   Status Send(int group, int group_rank, const Tensor& in, int peer, const CallSite& site);
   Status Recv(int group, int group_rank, Tensor* out, int peer, const CallSite& site);
 
-  // Called with mu_ held: blocks `rank` until wait.ready() or the world aborts; checks for a hang
-  // first and gives up after the timeout. OK when the wait ended, else the abort status.
-  Status Wait(std::unique_lock<std::mutex>& lock, int rank, PendingWait wait);
-  // With mu_ held: the call of `rank` fails with the abort status (and counts as woken).
-  Status Aborted(int rank);
-  void Abort(Status status);
-  void CheckHang();
-  // Completes a round every rank has joined: checks the calls agree, then computes each rank's
-  // result (the status every rank of the round returns).
-  Status Complete(const Group& group, Round& round);
-  // kInvalid naming every rank's call when the calls of a full round disagree.
-  Status CheckCallsAgree(const Group& group, const Round& round) const;
+  // Computes a round every rank has joined and whose calls agree (the status every rank of the
+  // round returns).
+  Status Complete(Round& round);
   // A rank's share of a split round (Round::split): its part of the elements, computed outside
   // the lock; the last rank to finish its share marks the round done.
   void ComputeShare(std::unique_lock<std::mutex>& lock, Round& round, size_t group_rank);
-  // With mu_ held, as `rank` finishes: kInternal naming the buffered messages to it that it never
-  // received (OK when none).
-  Status UnreceivedBy(int rank) const;
-  // "send_v2 from rank 0 (ring 0, job forward, ...)".
-  static std::string DescribeMessage(const Message& message, int ring_id);
-  // kInternal: "rank 1 finished without receiving 2 buffered messages: ...".
-  static Status Unreceived(int rank, const std::vector<std::string>& messages);
 
-  const int world_size_;
-  const ThreadWorldOptions options_;
-  std::vector<Group> groups_;
-  std::vector<std::unique_ptr<GroupComm>> comms_;
-  std::map<std::pair<int, int>, GroupComm*> comm_index_;  // (rank, ring_id)
-  std::vector<std::unique_ptr<CommTrace>> traces_;
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  Status abort_;  // guarded by mu_; OK while the run goes on
-  Watchdog watchdog_;
-  // (ring_id, sender, receiver) in global ranks -> the channel's unreceived messages.
-  std::map<std::tuple<int, int, int>, Channel> mailboxes_;
-  std::vector<bool> woken_;  // per rank: a call of it returned the abort status
-  std::vector<Status> statuses_;
+  // The groups, rounds, channels, runs, aborts and hang checks (the device world's too).
+  RankMatcher matcher_;
 };
 
 }  // namespace irm::rt

@@ -1,7 +1,7 @@
 // DeviceWorld: N ranks sharing ONE GPU — the common machine, and the case NCCL refuses (two ranks
 // on one device). Each rank is a thread of this process with a CUDA stream of its own; the world's
-// rendezvous, call checks, point-to-point models and hang reports are the thread backend's
-// (comm/thread_world.h), the data lives on the device:
+// rendezvous, call checks, point-to-point models and hang reports are the thread backend's (one
+// RankMatcher, comm/rank_matcher.h), the data lives on the device:
 // - a rank stages its host tensor into a device buffer on its stream before it joins a collective;
 //   the last rank to join completes the round on its stream: all_reduce and reduce_scatter by one
 //   kernel that reduces every element over the ranks' buffers in rank order 0..N-1 with the
@@ -19,23 +19,17 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <string>
-#include <tuple>
 #include <vector>
 
 #include "common/status.h"
 #include "reference_runtime/comm/comm_context.h"
 #include "reference_runtime/comm/comm_trace.h"
 #include "reference_runtime/comm/communicator.h"
+#include "reference_runtime/comm/rank_matcher.h"
 #include "reference_runtime/comm/rank_world.h"
 #include "reference_runtime/comm/thread_world.h"
-#include "reference_runtime/comm/watchdog.h"
 #include "schedules/p2p_model.h"
 
 namespace irm::rt::cuda {
@@ -58,15 +52,17 @@ class DeviceWorld final : public RankWorld {
   DeviceWorld(const DeviceWorld&) = delete;
   DeviceWorld& operator=(const DeviceWorld&) = delete;
 
-  int world_size() const override { return world_size_; }
+  int world_size() const override { return matcher_.world_size(); }
   const std::vector<int>& hosted_ranks() const override { return hosted_; }
   // The communicator of `rank` in group `ring_id`, for that rank's thread only.
-  StatusOr<Communicator*> For(int rank, int ring_id);
-  CommContext Context(int rank) override;
+  StatusOr<Communicator*> For(int rank, int ring_id) { return matcher_.For(rank, ring_id); }
+  CommContext Context(int rank) override { return matcher_.Context(rank); }
   // ThreadWorld::RunRanks's contract.
-  Status RunRanks(const std::function<Status(int rank)>& fn) override;
-  const std::vector<Status>& rank_statuses() const { return statuses_; }
-  const CommTrace* trace(int rank) const override;
+  Status RunRanks(const std::function<Status(int rank)>& fn) override {
+    return matcher_.RunRanks(fn);
+  }
+  const std::vector<Status>& rank_statuses() const { return matcher_.rank_statuses(); }
+  const CommTrace* trace(int rank) const override { return matcher_.trace(rank); }
 
   // For RunBundleRanks (ir-migrate run --ranks N --device gpu --backend device): the world's
   // sends under the runner's p2p model.
@@ -77,16 +73,6 @@ class DeviceWorld final : public RankWorld {
   struct Part;
   struct Round;
   struct Message;
-  struct Channel {
-    std::deque<std::shared_ptr<Message>> messages;
-    int64_t sent = 0;
-    int64_t taken = 0;
-  };
-  struct Group {
-    CommGroup spec;
-    std::vector<int64_t> next_round;
-    std::map<int64_t, std::shared_ptr<Round>> rounds;
-  };
 
   DeviceWorld(int world_size, std::vector<CommGroup> groups, DeviceWorldOptions options);
 
@@ -95,34 +81,13 @@ class DeviceWorld final : public RankWorld {
   Status Collective(int group, int group_rank, std::shared_ptr<Part> part);
   Status Send(int group, int group_rank, const Tensor& in, int peer, const CallSite& site);
   Status Recv(int group, int group_rank, Tensor* out, int peer, const CallSite& site);
-
-  Status Wait(std::unique_lock<std::mutex>& lock, int rank, PendingWait wait);
-  Status Aborted(int rank);
-  void Abort(Status status);
-  void CheckHang();
-  Status CheckCallsAgree(const Group& group, const Round& round) const;
   // The device work of a full round, on `stream`, waited for.
   Status Complete(const Round& round, cudaStream_t stream);
-  Status UnreceivedBy(int rank) const;
-  static std::string DescribeMessage(const Message& message, int ring_id);
-  static Status Unreceived(int rank, const std::vector<std::string>& messages);
 
-  const int world_size_;
-  const DeviceWorldOptions options_;
   std::vector<int> hosted_;
-  std::vector<Group> groups_;
   std::vector<cudaStream_t> streams_;  // per global rank
-  std::vector<std::unique_ptr<GroupComm>> comms_;
-  std::map<std::pair<int, int>, GroupComm*> comm_index_;  // (rank, ring_id)
-  std::vector<std::unique_ptr<CommTrace>> traces_;
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  Status abort_;
-  Watchdog watchdog_;
-  std::map<std::tuple<int, int, int>, Channel> mailboxes_;
-  std::vector<bool> woken_;
-  std::vector<Status> statuses_;
+  // The groups, rounds, channels, runs, aborts and hang checks: the thread world's.
+  RankMatcher matcher_;
 };
 
 }  // namespace irm::rt::cuda

@@ -83,115 +83,6 @@ int64_t Numel(const std::vector<int64_t>& dims) {
   return n;
 }
 
-Status RunMatmul(CudaKernelCall& call) {
-  const DeviceTensor& x = call.input(0);
-  const DeviceTensor& y = call.input(1);
-  IRM_RETURN_IF_ERROR(ExpectDType(y, x.dtype(), "y"));
-  IRM_ASSIGN_OR_RETURN(bool transpose_x, call.attrs.GetOr<bool>("transpose_x", false));
-  IRM_ASSIGN_OR_RETURN(bool transpose_y, call.attrs.GetOr<bool>("transpose_y", false));
-  const std::vector<int64_t>& xs = x.shape();
-  const std::vector<int64_t>& ys = y.shape();
-  if (xs.empty()) return KernelError("x is 0-D; matmul needs at least 1 dim");
-  if (ys.empty()) return KernelError("y is 0-D; matmul needs at least 1 dim");
-  const bool x_vector = xs.size() == 1;
-  const bool y_vector = ys.size() == 1;
-  const bool trans_x = transpose_x && !x_vector;
-  const bool trans_y = transpose_y && !y_vector;
-  const int64_t x_rows = x_vector ? 1 : xs[xs.size() - 2], x_cols = xs.back();
-  const int64_t y_rows = y_vector ? ys[0] : ys[ys.size() - 2], y_cols = y_vector ? 1 : ys.back();
-  const int64_t m = trans_x ? x_cols : x_rows;
-  const int64_t kx = trans_x ? x_rows : x_cols;
-  const int64_t ky = trans_y ? y_cols : y_rows;
-  const int64_t n = trans_y ? y_rows : y_cols;
-  if (kx != ky) {
-    return KernelError(fmt::format("x {}{} and y {}{} do not multiply: inner dims {} and {} differ",
-                                   ShapeToString(xs), trans_x ? " (transposed)" : "",
-                                   ShapeToString(ys), trans_y ? " (transposed)" : "", kx, ky));
-  }
-  const int64_t k = kx;
-  const std::vector<int64_t> x_batch(xs.begin(), xs.end() - std::min<ptrdiff_t>(2, xs.size()));
-  const std::vector<int64_t> y_batch(ys.begin(), ys.end() - std::min<ptrdiff_t>(2, ys.size()));
-  StatusOr<std::vector<int64_t>> batch_or = BroadcastShapes(x_batch, y_batch);
-  if (!batch_or.ok()) {
-    return KernelError(fmt::format("x {} and y {}: batch dims {} and {} do not broadcast",
-                                   ShapeToString(xs), ShapeToString(ys), ShapeToString(x_batch),
-                                   ShapeToString(y_batch)));
-  }
-  const std::vector<int64_t> batch = std::move(batch_or).value();
-  std::vector<int64_t> out_shape = batch;
-  if (!x_vector) out_shape.push_back(m);
-  if (!y_vector) out_shape.push_back(n);
-  IRM_ASSIGN_OR_RETURN(DeviceTensor out,
-                       DeviceTensor::Uninitialized(x.dtype(), out_shape, "matmul"));
-  if (out.numel() == 0) {
-    call.SetOutput(0, std::move(out));
-    return Status::Ok();
-  }
-  if (k == 0) {  // an empty sum: zeros
-    IRM_ASSIGN_OR_RETURN(out, DeviceTensor::Zeros(x.dtype(), out_shape, "matmul"));
-    call.SetOutput(0, std::move(out));
-    return Status::Ok();
-  }
-  IRM_ASSIGN_OR_RETURN(cublasHandle_t handle, Handle());
-  const Types types = TypesOf(x.dtype());
-  const double one64 = 1.0, zero64 = 0.0;
-  const float one32 = 1.0f, zero32 = 0.0f;
-  const void* alpha = x.dtype() == DType::kFloat64 ? static_cast<const void*>(&one64) : &one32;
-  const void* beta = x.dtype() == DType::kFloat64 ? static_cast<const void*>(&zero64) : &zero32;
-  const size_t item = DTypeSize(x.dtype());
-  // Row-major out[m, n] = op(x)[m, k] op(y)[k, n] is column-major out^T = op(y)^T op(x)^T: cuBLAS
-  // gets y first. Leading dims are the stored row lengths.
-  const cublasOperation_t op_y = trans_y ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t op_x = trans_x ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const int64_t ld_y = y_cols, ld_x = x_cols, ld_out = n;
-  const int64_t x_stride = m * k, y_stride = k * n, out_stride = m * n;
-  const int64_t batches = Numel(batch);
-  const std::vector<int64_t> x_strides = BroadcastStrides(x_batch, batch);
-  const std::vector<int64_t> y_strides = BroadcastStrides(y_batch, batch);
-  const bool x_full = Numel(x_batch) == batches, y_full = Numel(y_batch) == batches;
-  const bool x_single = Numel(x_batch) == 1, y_single = Numel(y_batch) == 1;
-  if ((x_full || x_single) && (y_full || y_single)) {
-    // One strided-batched call: a batch-less operand repeats with stride 0.
-    IRM_RETURN_IF_ERROR(CublasStatus(
-        cublasGemmStridedBatchedEx(
-            handle, op_y, op_x, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
-            alpha, y.raw(), types.data, static_cast<int>(ld_y), y_single ? 0 : y_stride, x.raw(),
-            types.data, static_cast<int>(ld_x), x_single ? 0 : x_stride, beta, out.raw(),
-            types.data, static_cast<int>(ld_out), out_stride, static_cast<int>(batches),
-            types.compute, CUBLAS_GEMM_DEFAULT),
-        "cublasGemmStridedBatchedEx"));
-    call.SetOutput(0, std::move(out));
-    return Status::Ok();
-  }
-  // Batch dims that broadcast both ways: one product per out batch.
-  std::vector<int64_t> index(batch.size(), 0);
-  for (int64_t b = 0; b < batches; ++b) {
-    int64_t xo = 0, yo = 0;
-    for (size_t d = 0; d < batch.size(); ++d) {
-      xo += index[d] * x_strides[d];
-      yo += index[d] * y_strides[d];
-    }
-    const auto* xp = static_cast<const std::byte*>(x.raw()) + xo * x_stride * item;
-    const auto* yp = static_cast<const std::byte*>(y.raw()) + yo * y_stride * item;
-    auto* op = static_cast<std::byte*>(out.raw()) + b * out_stride * item;
-    IRM_RETURN_IF_ERROR(CublasStatus(
-        cublasGemmEx(handle, op_y, op_x, static_cast<int>(n), static_cast<int>(m),
-                     static_cast<int>(k), alpha, yp, types.data, static_cast<int>(ld_y), xp,
-                     types.data, static_cast<int>(ld_x), beta, op, types.data,
-                     static_cast<int>(ld_out), types.compute, CUBLAS_GEMM_DEFAULT),
-        "cublasGemmEx"));
-    for (size_t d = batch.size(); d-- > 0;) {
-      if (++index[d] < batch[d]) break;
-      index[d] = 0;
-    }
-  }
-  call.SetOutput(0, std::move(out));
-  return Status::Ok();
-}
-
-// ---- matmul_grad
-// ---------------------------------------------------------------------------------
-
 // Row-major c[m, n] (+)= op(a)[m, k] · op(b)[k, n] for `batches` matrices at the given strides
 // (0: one matrix shared by every batch), as the column-major cᵀ = op(b)ᵀ · op(a)ᵀ. `c_type` is
 // the output's storage type (float32 for a 16-bit grad being accumulated); `accumulate` adds to c
@@ -229,6 +120,141 @@ Status RunRowGemm(cublasHandle_t handle, DType dtype, cudaDataType_t c_type, con
       "cublasGemmStridedBatchedEx");
 }
 
+// The product's shapes by paddle.matmul's rules, planned as the CPU kernel plans them
+// (kernels/matmul.cc, PlanMatmul, with its errors): a 1-D operand is never transposed; m, n and k
+// of op(x)[m, k] · op(y)[k, n]; the batch dims broadcast.
+struct MatmulPlan {
+  bool x_vector = false, y_vector = false;
+  bool trans_x = false, trans_y = false;
+  int64_t m = 0, n = 0, k = 0;
+  std::vector<int64_t> x_batch, y_batch, batch;  // batch = broadcast(x_batch, y_batch)
+  std::vector<int64_t> out_shape;
+  // Elements of one matrix of x, y and out.
+  int64_t x_size() const { return m * k; }
+  int64_t y_size() const { return k * n; }
+  int64_t out_size() const { return m * n; }
+};
+
+StatusOr<MatmulPlan> PlanMatmul(const CudaKernelCall& call) {
+  IRM_ASSIGN_OR_RETURN(bool transpose_x, call.attrs.GetOr<bool>("transpose_x", false));
+  IRM_ASSIGN_OR_RETURN(bool transpose_y, call.attrs.GetOr<bool>("transpose_y", false));
+  const std::vector<int64_t>& xs = call.input(0).shape();
+  const std::vector<int64_t>& ys = call.input(1).shape();
+  if (xs.empty()) return KernelError("x is 0-D; matmul needs at least 1 dim");
+  if (ys.empty()) return KernelError("y is 0-D; matmul needs at least 1 dim");
+  MatmulPlan p;
+  p.x_vector = xs.size() == 1;
+  p.y_vector = ys.size() == 1;
+  p.trans_x = transpose_x && !p.x_vector;
+  p.trans_y = transpose_y && !p.y_vector;
+  // The matrices as stored: rows and columns.
+  const int64_t x_rows = p.x_vector ? 1 : xs[xs.size() - 2], x_cols = xs.back();
+  const int64_t y_rows = p.y_vector ? ys[0] : ys[ys.size() - 2],
+                y_cols = p.y_vector ? 1 : ys.back();
+  p.m = p.trans_x ? x_cols : x_rows;
+  const int64_t kx = p.trans_x ? x_rows : x_cols;
+  const int64_t ky = p.trans_y ? y_cols : y_rows;
+  p.n = p.trans_y ? y_rows : y_cols;
+  if (kx != ky) {
+    return KernelError(fmt::format("x {}{} and y {}{} do not multiply: inner dims {} and {} differ",
+                                   ShapeToString(xs), p.trans_x ? " (transposed)" : "",
+                                   ShapeToString(ys), p.trans_y ? " (transposed)" : "", kx, ky));
+  }
+  p.k = kx;
+  p.x_batch.assign(xs.begin(), xs.end() - std::min<ptrdiff_t>(2, xs.size()));
+  p.y_batch.assign(ys.begin(), ys.end() - std::min<ptrdiff_t>(2, ys.size()));
+  StatusOr<std::vector<int64_t>> batch = BroadcastShapes(p.x_batch, p.y_batch);
+  if (!batch.ok()) {
+    return KernelError(fmt::format("x {} and y {}: batch dims {} and {} do not broadcast",
+                                   ShapeToString(xs), ShapeToString(ys), ShapeToString(p.x_batch),
+                                   ShapeToString(p.y_batch)));
+  }
+  p.batch = std::move(batch).value();
+  p.out_shape = p.batch;
+  if (!p.x_vector) p.out_shape.push_back(p.m);
+  if (!p.y_vector) p.out_shape.push_back(p.n);
+  return p;
+}
+
+Status RunMatmul(CudaKernelCall& call) {
+  const DeviceTensor& x = call.input(0);
+  const DeviceTensor& y = call.input(1);
+  IRM_RETURN_IF_ERROR(ExpectDType(y, x.dtype(), "y"));
+  IRM_ASSIGN_OR_RETURN(const MatmulPlan p, PlanMatmul(call));
+  IRM_ASSIGN_OR_RETURN(DeviceTensor out,
+                       DeviceTensor::Uninitialized(x.dtype(), p.out_shape, "matmul"));
+  if (out.numel() == 0) {
+    call.SetOutput(0, std::move(out));
+    return Status::Ok();
+  }
+  if (p.k == 0) {  // an empty sum: zeros
+    IRM_ASSIGN_OR_RETURN(out, DeviceTensor::Zeros(x.dtype(), p.out_shape, "matmul"));
+    call.SetOutput(0, std::move(out));
+    return Status::Ok();
+  }
+  IRM_ASSIGN_OR_RETURN(cublasHandle_t handle, Handle());
+  const Types types = TypesOf(x.dtype());
+  const int64_t batches = Numel(p.batch);
+  const bool x_full = Numel(p.x_batch) == batches, y_full = Numel(p.y_batch) == batches;
+  const bool x_single = Numel(p.x_batch) == 1, y_single = Numel(p.y_batch) == 1;
+  if ((x_full || x_single) && (y_full || y_single)) {
+    // One strided-batched call: a batch-less operand repeats with stride 0.
+    const RowGemm g{p.trans_x,
+                    p.trans_y,
+                    p.m,
+                    p.n,
+                    p.k,
+                    x.raw(),
+                    x_single ? 0 : p.x_size(),
+                    y.raw(),
+                    y_single ? 0 : p.y_size(),
+                    out.raw(),
+                    p.out_size(),
+                    batches,
+                    false};
+    IRM_RETURN_IF_ERROR(RunRowGemm(handle, x.dtype(), types.data, g));
+    call.SetOutput(0, std::move(out));
+    return Status::Ok();
+  }
+  // Batch dims that broadcast both ways: one product per out batch, as RunRowGemm's one.
+  const double one64 = 1.0, zero64 = 0.0;
+  const float one32 = 1.0f, zero32 = 0.0f;
+  const void* alpha = x.dtype() == DType::kFloat64 ? static_cast<const void*>(&one64) : &one32;
+  const void* beta = x.dtype() == DType::kFloat64 ? static_cast<const void*>(&zero64) : &zero32;
+  const size_t item = DTypeSize(x.dtype());
+  const cublasOperation_t op_y = p.trans_y ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_x = p.trans_x ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int64_t ld_y = p.trans_y ? p.k : p.n, ld_x = p.trans_x ? p.m : p.k;  // stored row lengths
+  const std::vector<int64_t> x_strides = BroadcastStrides(p.x_batch, p.batch);
+  const std::vector<int64_t> y_strides = BroadcastStrides(p.y_batch, p.batch);
+  std::vector<int64_t> index(p.batch.size(), 0);
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t xo = 0, yo = 0;
+    for (size_t d = 0; d < p.batch.size(); ++d) {
+      xo += index[d] * x_strides[d];
+      yo += index[d] * y_strides[d];
+    }
+    const auto* xp = static_cast<const std::byte*>(x.raw()) + xo * p.x_size() * item;
+    const auto* yp = static_cast<const std::byte*>(y.raw()) + yo * p.y_size() * item;
+    auto* op = static_cast<std::byte*>(out.raw()) + b * p.out_size() * item;
+    IRM_RETURN_IF_ERROR(CublasStatus(
+        cublasGemmEx(handle, op_y, op_x, static_cast<int>(p.n), static_cast<int>(p.m),
+                     static_cast<int>(p.k), alpha, yp, types.data, static_cast<int>(ld_y), xp,
+                     types.data, static_cast<int>(ld_x), beta, op, types.data,
+                     static_cast<int>(p.n), types.compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx"));
+    for (size_t d = p.batch.size(); d-- > 0;) {
+      if (++index[d] < p.batch[d]) break;
+      index[d] = 0;
+    }
+  }
+  call.SetOutput(0, std::move(out));
+  return Status::Ok();
+}
+
+// ---- matmul_grad
+// ---------------------------------------------------------------------------------
+
 const std::byte* At(const DeviceTensor& t, int64_t elements) {
   return static_cast<const std::byte*>(t.raw()) +
          elements * static_cast<int64_t>(DTypeSize(t.dtype()));
@@ -250,43 +276,12 @@ Status RunMatmulGrad(CudaKernelCall& call) {
   const DeviceTensor& out_grad = call.input(2);
   IRM_RETURN_IF_ERROR(ExpectDType(y, x.dtype(), "y"));
   IRM_RETURN_IF_ERROR(ExpectDType(out_grad, x.dtype(), "out_grad"));
-  IRM_ASSIGN_OR_RETURN(bool transpose_x, call.attrs.GetOr<bool>("transpose_x", false));
-  IRM_ASSIGN_OR_RETURN(bool transpose_y, call.attrs.GetOr<bool>("transpose_y", false));
+  IRM_ASSIGN_OR_RETURN(const MatmulPlan p, PlanMatmul(call));
   const std::vector<int64_t>& xs = x.shape();
   const std::vector<int64_t>& ys = y.shape();
-  if (xs.empty()) return KernelError("x is 0-D; matmul needs at least 1 dim");
-  if (ys.empty()) return KernelError("y is 0-D; matmul needs at least 1 dim");
-  const bool x_vector = xs.size() == 1;
-  const bool y_vector = ys.size() == 1;
-  const bool trans_x = transpose_x && !x_vector;
-  const bool trans_y = transpose_y && !y_vector;
-  const int64_t x_rows = x_vector ? 1 : xs[xs.size() - 2], x_cols = xs.back();
-  const int64_t y_rows = y_vector ? ys[0] : ys[ys.size() - 2], y_cols = y_vector ? 1 : ys.back();
-  const int64_t m = trans_x ? x_cols : x_rows;
-  const int64_t kx = trans_x ? x_rows : x_cols;
-  const int64_t ky = trans_y ? y_cols : y_rows;
-  const int64_t n = trans_y ? y_rows : y_cols;
-  if (kx != ky) {
-    return KernelError(fmt::format("x {}{} and y {}{} do not multiply: inner dims {} and {} differ",
-                                   ShapeToString(xs), trans_x ? " (transposed)" : "",
-                                   ShapeToString(ys), trans_y ? " (transposed)" : "", kx, ky));
-  }
-  const int64_t k = kx;
-  const std::vector<int64_t> x_batch(xs.begin(), xs.end() - std::min<ptrdiff_t>(2, xs.size()));
-  const std::vector<int64_t> y_batch(ys.begin(), ys.end() - std::min<ptrdiff_t>(2, ys.size()));
-  StatusOr<std::vector<int64_t>> batch_or = BroadcastShapes(x_batch, y_batch);
-  if (!batch_or.ok()) {
-    return KernelError(fmt::format("x {} and y {}: batch dims {} and {} do not broadcast",
-                                   ShapeToString(xs), ShapeToString(ys), ShapeToString(x_batch),
-                                   ShapeToString(y_batch)));
-  }
-  const std::vector<int64_t> batch = std::move(batch_or).value();
-  std::vector<int64_t> out_shape = batch;
-  if (!x_vector) out_shape.push_back(m);
-  if (!y_vector) out_shape.push_back(n);
-  if (out_grad.shape() != out_shape) {
+  if (out_grad.shape() != p.out_shape) {
     return KernelError(fmt::format("out_grad {} is not matmul's out shape {} for x {} and y {}",
-                                   ShapeToString(out_grad.shape()), ShapeToString(out_shape),
+                                   ShapeToString(out_grad.shape()), ShapeToString(p.out_shape),
                                    ShapeToString(xs), ShapeToString(ys)));
   }
   const bool want_x = call.wants_output(0), want_y = call.wants_output(1);
@@ -297,28 +292,29 @@ Status RunMatmulGrad(CudaKernelCall& call) {
   if (want_y) {
     IRM_ASSIGN_OR_RETURN(dy, DeviceTensor::Zeros(y.dtype(), ys, "matmul_grad"));
   }
-  const int64_t batches = Numel(batch);
-  if (batches == 0 || m == 0 || n == 0 || k == 0) {  // empty products: the zeros stand
+  const int64_t batches = Numel(p.batch);
+  if (batches == 0 || p.m == 0 || p.n == 0 || p.k == 0) {  // empty products: the zeros stand
     if (want_x) call.SetOutput(0, std::move(dx));
     if (want_y) call.SetOutput(1, std::move(dy));
     return Status::Ok();
   }
   IRM_ASSIGN_OR_RETURN(cublasHandle_t handle, Handle());
   const Types types = TypesOf(x.dtype());
-  const int64_t x_size = m * k, y_size = k * n, out_size = m * n;
-  const int64_t x_matrices = Numel(x_batch), y_matrices = Numel(y_batch);
+  const int64_t x_size = p.x_size(), y_size = p.y_size(), out_size = p.out_size();
+  const int64_t x_matrices = Numel(p.x_batch), y_matrices = Numel(p.y_batch);
 
-  if (!trans_x && y_matrices == 1 && batches > 1) {  // x stacks (the CPU's StacksX)
-    const int64_t rows = batches * m;
+  if (!p.trans_x && y_matrices == 1 && batches > 1) {  // x stacks (the CPU's StacksX)
+    const int64_t rows = batches * p.m;
     if (want_x) {
-      RowGemm g{false, !trans_y, rows, k, n, out_grad.raw(), 0, y.raw(), 0, dx.raw(), 0, 1, false};
+      RowGemm g{false,   !p.trans_y, rows,     p.k, p.n, out_grad.raw(), 0,
+                y.raw(), 0,          dx.raw(), 0,   1,   false};
       IRM_RETURN_IF_ERROR(RunRowGemm(handle, x.dtype(), types.data, g));
     }
     if (want_y) {
-      RowGemm g = trans_y ? RowGemm{true,    false, n,        k, rows, out_grad.raw(), 0,
-                                    x.raw(), 0,     dy.raw(), 0, 1,    false}
-                          : RowGemm{true,           false, k,        n, rows, x.raw(), 0,
-                                    out_grad.raw(), 0,     dy.raw(), 0, 1,    false};
+      RowGemm g = p.trans_y ? RowGemm{true,    false, p.n,      p.k, rows, out_grad.raw(), 0,
+                                      x.raw(), 0,     dy.raw(), 0,   1,    false}
+                            : RowGemm{true,           false, p.k,      p.n, rows, x.raw(), 0,
+                                      out_grad.raw(), 0,     dy.raw(), 0,   1,    false};
       IRM_RETURN_IF_ERROR(RunRowGemm(handle, x.dtype(), types.data, g));
     }
     if (want_x) call.SetOutput(0, std::move(dx));
@@ -327,13 +323,13 @@ Status RunMatmulGrad(CudaKernelCall& call) {
   }
 
   // The batch index of the x and y matrices out batch b reads.
-  const std::vector<int64_t> x_strides = BroadcastStrides(x_batch, batch);
-  const std::vector<int64_t> y_strides = BroadcastStrides(y_batch, batch);
+  const std::vector<int64_t> x_strides = BroadcastStrides(p.x_batch, p.batch);
+  const std::vector<int64_t> y_strides = BroadcastStrides(p.y_batch, p.batch);
   auto matrix_of = [&](int64_t b, const std::vector<int64_t>& strides) {
     int64_t index = 0;
-    for (size_t d = batch.size(); d-- > 0;) {
-      index += (b % batch[d]) * strides[d];
-      b /= batch[d];
+    for (size_t d = p.batch.size(); d-- > 0;) {
+      index += (b % p.batch[d]) * strides[d];
+      b /= p.batch[d];
     }
     return index;
   };
@@ -348,11 +344,15 @@ Status RunMatmulGrad(CudaKernelCall& call) {
     const int64_t sx = x_matrices == 1 ? 0 : x_size, sy = y_matrices == 1 ? 0 : y_size;
     RowGemm r;
     if (which_x) {
-      r = trans_x ? RowGemm{trans_y, true, k, m, n, ym, sy, g, out_size, c, x_size, count, false}
-                  : RowGemm{false, !trans_y, m, k, n, g, out_size, ym, sy, c, x_size, count, false};
+      r = p.trans_x ? RowGemm{p.trans_y, true,     p.k, p.m,    p.n,   ym,   sy,
+                              g,         out_size, c,   x_size, count, false}
+                    : RowGemm{false, !p.trans_y, p.m, p.k,    p.n,   g,    out_size,
+                              ym,    sy,         c,   x_size, count, false};
     } else {
-      r = trans_y ? RowGemm{true, trans_x, n, k, m, g, out_size, xm, sx, c, y_size, count, false}
-                  : RowGemm{!trans_x, false, k, n, m, xm, sx, g, out_size, c, y_size, count, false};
+      r = p.trans_y ? RowGemm{true, p.trans_x, p.n, p.k,    p.m,   g,    out_size,
+                              xm,   sx,        c,   y_size, count, false}
+                    : RowGemm{!p.trans_x, false,    p.k, p.n,    p.m,   xm,   sx,
+                              g,          out_size, c,   y_size, count, false};
     }
     return r;
   };

@@ -1,9 +1,10 @@
 // The CUDA normalization family, host side: layer_norm and its grad, softmax_grad,
 // cross_entropy_with_softmax and its grad, mean_all and its grad, with the CPU kernels' names,
 // signatures, attributes, dtypes and errors (kernels/normalization.cc, kernels/softmax.cc,
-// kernels/reduction.cc). The orders of every sum are in rowwise.cu and reduction.cu. Hard labels
-// are read back to the host and checked there, so that a bad label is the CPU's error naming its
-// index; a gpt's labels are a few kilobytes.
+// kernels/reduction.cc); layer_norm's layout and checks are the CPU's plan
+// (kernels/normalization_plan.h). The orders of every sum are in rowwise.cu and reduction.cu.
+// Hard labels are read back to the host and checked there, so that a bad label is the CPU's error
+// naming its index; a gpt's labels are a few kilobytes.
 #include <fmt/format.h>
 
 #include <string>
@@ -12,53 +13,10 @@
 #include "reference_runtime/cuda/cuda_kernel.h"
 #include "reference_runtime/cuda/launch.h"
 #include "reference_runtime/kernels/axes.h"
+#include "reference_runtime/kernels/normalization_plan.h"
 
 namespace irm::rt::cuda {
 namespace {
-
-DType StatDType(DType x) { return x == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32; }
-bool IsHalf(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
-
-// x as rows x n around begin_norm_axis.
-struct NormLayout {
-  int64_t rows = 1;
-  int64_t n = 1;
-  std::string why_n;
-  std::string why_rows;
-};
-
-StatusOr<NormLayout> PlanLayerNorm(const DeviceTensor& x, const KernelAttrs& attrs) {
-  IRM_ASSIGN_OR_RETURN(const int64_t begin, attrs.GetOr<int64_t>("begin_norm_axis", 1));
-  if (x.rank() == 0) return KernelError("x of shape [] has no dims to normalise");
-  if (begin < 0 || begin >= x.rank()) {
-    return KernelError(
-        fmt::format("begin_norm_axis {} is out of range for x of shape {} (valid: "
-                    "0 to {})",
-                    begin, ShapeToString(x.shape()), x.rank() - 1));
-  }
-  const AxisSplit split = SplitAround(x.shape(), static_cast<int>(begin));
-  NormLayout layout;
-  layout.rows = split.outer;
-  layout.n = split.size * split.inner;
-  layout.why_n = fmt::format("the size of x of shape {} from begin_norm_axis {}",
-                             ShapeToString(x.shape()), begin);
-  layout.why_rows = fmt::format("one per row of x of shape {} before begin_norm_axis {}",
-                                ShapeToString(x.shape()), begin);
-  return layout;
-}
-
-// scale and bias: x's dtype, or float32 for 16-bit x; shape [n].
-Status CheckParam(const CudaKernelCall& call, size_t index, std::string_view name,
-                  const DeviceTensor& x, const NormLayout& layout) {
-  if (!call.has_input(index)) return Status::Ok();
-  const DeviceTensor& p = call.input(index);
-  if (IsHalf(x.dtype())) {
-    IRM_RETURN_IF_ERROR(CheckDType(p, name, {x.dtype(), DType::kFloat32}));
-  } else {
-    IRM_RETURN_IF_ERROR(CheckDType(p, name, {x.dtype()}));
-  }
-  return CheckShape(p, name, {layout.n}, layout.why_n);
-}
 
 const DeviceTensor* Optional(const CudaKernelCall& call, size_t index) {
   return call.has_input(index) ? &call.input(index) : nullptr;
@@ -68,22 +26,21 @@ const DeviceTensor* Optional(const CudaKernelCall& call, size_t index) {
 Status RunLayerNorm(CudaKernelCall& call) {
   IRM_RETURN_IF_ERROR(CheckPresent(call, 0, "x"));
   const DeviceTensor& x = call.input(0);
-  IRM_ASSIGN_OR_RETURN(const NormLayout layout, PlanLayerNorm(x, call.attrs));
-  IRM_ASSIGN_OR_RETURN(const double epsilon, call.attrs.GetOr<double>("epsilon", 1e-5));
-  IRM_RETURN_IF_ERROR(CheckParam(call, 1, "scale", x, layout));
-  IRM_RETURN_IF_ERROR(CheckParam(call, 2, "bias", x, layout));
+  IRM_ASSIGN_OR_RETURN(const plan::LayerNormPlan layout, plan::PlanLayerNorm(x, call.attrs));
+  IRM_RETURN_IF_ERROR(plan::CheckLayerNormParams(call, x.dtype(), layout));
   IRM_ASSIGN_OR_RETURN(Elem elem, ElemOf(x.dtype()));
-  const DType stat = StatDType(x.dtype());
+  const DType stat = layout.stat_dtype;
   IRM_ASSIGN_OR_RETURN(DeviceTensor out,
                        DeviceTensor::Uninitialized(x.dtype(), x.shape(), "layer_norm"));
   IRM_ASSIGN_OR_RETURN(DeviceTensor mean,
                        DeviceTensor::Uninitialized(stat, {layout.rows}, "layer_norm"));
   IRM_ASSIGN_OR_RETURN(DeviceTensor variance,
                        DeviceTensor::Uninitialized(stat, {layout.rows}, "layer_norm"));
-  IRM_RETURN_IF_ERROR(LaunchStatus(
-      LaunchLayerNorm(elem, layout.rows, layout.n, epsilon, x.raw(), AnyOf(Optional(call, 1)),
-                      AnyOf(Optional(call, 2)), out.raw(), mean.raw(), variance.raw(), Stream()),
-      "layer_norm"));
+  IRM_RETURN_IF_ERROR(
+      LaunchStatus(LaunchLayerNorm(elem, layout.rows, layout.n, layout.epsilon, x.raw(),
+                                   AnyOf(Optional(call, 1)), AnyOf(Optional(call, 2)), out.raw(),
+                                   mean.raw(), variance.raw(), Stream()),
+                   "layer_norm"));
   call.SetOutput(0, std::move(out));
   call.SetOutput(1, std::move(mean));
   call.SetOutput(2, std::move(variance));
@@ -92,25 +49,14 @@ Status RunLayerNorm(CudaKernelCall& call) {
 
 // (x, scale?, bias?, mean, variance, out_grad) -> (x_grad, scale_grad?, bias_grad?).
 Status RunLayerNormGrad(CudaKernelCall& call) {
-  IRM_RETURN_IF_ERROR(CheckPresent(call, 0, "x"));
-  IRM_RETURN_IF_ERROR(CheckPresent(call, 3, "mean"));
-  IRM_RETURN_IF_ERROR(CheckPresent(call, 4, "variance"));
-  IRM_RETURN_IF_ERROR(CheckPresent(call, 5, "out_grad"));
+  IRM_RETURN_IF_ERROR(plan::CheckLayerNormGradPresent(call));
   const DeviceTensor& x = call.input(0);
   const DeviceTensor& mean = call.input(3);
   const DeviceTensor& variance = call.input(4);
   const DeviceTensor& out_grad = call.input(5);
-  IRM_ASSIGN_OR_RETURN(const NormLayout layout, PlanLayerNorm(x, call.attrs));
-  IRM_ASSIGN_OR_RETURN(const double epsilon, call.attrs.GetOr<double>("epsilon", 1e-5));
-  IRM_RETURN_IF_ERROR(CheckParam(call, 1, "scale", x, layout));
-  IRM_RETURN_IF_ERROR(CheckParam(call, 2, "bias", x, layout));
-  const DType stat = StatDType(x.dtype());
-  IRM_RETURN_IF_ERROR(CheckDType(mean, "mean", {stat}));
-  IRM_RETURN_IF_ERROR(CheckShape(mean, "mean", {layout.rows}, layout.why_rows));
-  IRM_RETURN_IF_ERROR(CheckDType(variance, "variance", {stat}));
-  IRM_RETURN_IF_ERROR(CheckShape(variance, "variance", {layout.rows}, layout.why_rows));
-  IRM_RETURN_IF_ERROR(CheckDType(out_grad, "out_grad", {x.dtype()}));
-  IRM_RETURN_IF_ERROR(CheckShape(out_grad, "out_grad", x.shape(), "the shape of x"));
+  IRM_ASSIGN_OR_RETURN(const plan::LayerNormPlan layout, plan::PlanLayerNorm(x, call.attrs));
+  IRM_RETURN_IF_ERROR(plan::CheckLayerNormParams(call, x.dtype(), layout));
+  IRM_RETURN_IF_ERROR(plan::CheckLayerNormGradStats(x, mean, variance, out_grad, layout));
   IRM_ASSIGN_OR_RETURN(Elem elem, ElemOf(x.dtype()));
   IRM_ASSIGN_OR_RETURN(DeviceTensor x_grad,
                        DeviceTensor::Uninitialized(x.dtype(), x.shape(), "layer_norm_grad"));
@@ -124,9 +70,9 @@ Status RunLayerNormGrad(CudaKernelCall& call) {
                                                                 "layer_norm_grad"));
   }
   IRM_RETURN_IF_ERROR(LaunchStatus(
-      LaunchLayerNormGrad(elem, layout.rows, layout.n, epsilon, x.raw(), AnyOf(Optional(call, 1)),
-                          mean.raw(), variance.raw(), out_grad.raw(), x_grad.raw(),
-                          AnyOutOf(scale_grad.defined() ? &scale_grad : nullptr),
+      LaunchLayerNormGrad(elem, layout.rows, layout.n, layout.epsilon, x.raw(),
+                          AnyOf(Optional(call, 1)), mean.raw(), variance.raw(), out_grad.raw(),
+                          x_grad.raw(), AnyOutOf(scale_grad.defined() ? &scale_grad : nullptr),
                           AnyOutOf(bias_grad.defined() ? &bias_grad : nullptr), Stream()),
       "layer_norm_grad"));
   call.SetOutput(0, std::move(x_grad));

@@ -1,85 +1,26 @@
 // The CUDA optimizer family, host side: sgd, momentum, adam and adamw with the CPU kernels' names,
 // signatures, attributes, dtypes and errors (kernels/optimizer.cc, which cites the Paddle kernels
-// each follows). Each step is one device kernel computing every element by the CPU's expression
-// in the CPU's compute type (pointwise.cu): the CPU's bits. The learning rate and the beta powers
-// stay on the device (every thread reads them), so a step needs no host round trip; only
-// skip_update, a host decision, is read back. Outputs are new tensors; the kernels read element i
-// of every input before writing element i of any output, so an executor may also pass outputs
-// that alias their inputs (pd_op.adamw_ and friends update in place), except the beta powers.
+// each follows); both check the operands and read the attributes with kernels/optimizer_plan.h.
+// Each step is one device kernel computing every element by the CPU's expression in the CPU's
+// compute type (pointwise.cu): the CPU's bits. The learning rate and the beta powers stay on the
+// device (every thread reads them), so a step needs no host round trip; only skip_update, a host
+// decision, is read back. Outputs are new tensors; the kernels read element i of every input
+// before writing element i of any output, so an executor may also pass outputs that alias their
+// inputs (pd_op.adamw_ and friends update in place), except the beta powers.
 #include <fmt/format.h>
 
 #include <string>
 
 #include "reference_runtime/cuda/cuda_kernel.h"
 #include "reference_runtime/cuda/launch.h"
+#include "reference_runtime/kernels/optimizer_plan.h"
 
 namespace irm::rt::cuda {
 namespace {
 
-bool IsHalf(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
-
-// The checks every update shares (kernels/optimizer.cc, UpdateChecks), with its messages.
-class UpdateChecks {
- public:
-  UpdateChecks(const char* kernel, const DeviceTensor& param) : kernel_(kernel), param_(param) {}
-
-  Status Elementwise(const char* name, const DeviceTensor& t) const {
-    IRM_RETURN_IF_ERROR(SameShape(name, t));
-    if (t.dtype() == param_.dtype() || (IsHalf(param_.dtype()) && t.dtype() == DType::kFloat32)) {
-      return Status::Ok();
-    }
-    const std::string expected = IsHalf(param_.dtype())
-                                     ? fmt::format("{} or float32", DTypeName(param_.dtype()))
-                                     : DTypeName(param_.dtype());
-    return KernelError(fmt::format("{}: {} is {}, expected {} for a {} param", kernel_, name,
-                                   DTypeName(t.dtype()), expected, DTypeName(param_.dtype())));
-  }
-
-  Status Master(const DeviceTensor& t, DType compute) const {
-    IRM_RETURN_IF_ERROR(SameShape("master_param", t));
-    if (t.dtype() == compute) return Status::Ok();
-    return KernelError(fmt::format("{}: master_param is {}, expected {} for a {} param", kernel_,
-                                   DTypeName(t.dtype()), DTypeName(compute),
-                                   DTypeName(param_.dtype())));
-  }
-
-  // A 1-element floating tensor (learning rate, beta powers); its value stays on the device.
-  Status Scalar(const char* name, const DeviceTensor& t) const {
-    if (t.numel() != 1) {
-      return KernelError(
-          fmt::format("{}: {} must hold 1 element, got {}", kernel_, name, t.Describe()));
-    }
-    if (!IsFloatingDType(t.dtype())) {
-      return KernelError(fmt::format("{}: {} is {}, expected a floating-point dtype", kernel_, name,
-                                     t.Describe()));
-    }
-    return Status::Ok();
-  }
-
-  StatusOr<const DeviceTensor*> UpdatedMaster(const CudaKernelCall& call, size_t index,
-                                              DType compute, bool multi_precision) const {
-    if (call.has_input(index)) IRM_RETURN_IF_ERROR(Master(call.input(index), compute));
-    if (!multi_precision) return static_cast<const DeviceTensor*>(nullptr);
-    if (!call.has_input(index)) {
-      return KernelError(
-          fmt::format("{}: multi_precision is set but master_param is missing", kernel_));
-    }
-    return &call.input(index);
-  }
-
- private:
-  Status SameShape(const char* name, const DeviceTensor& t) const {
-    if (t.shape() == param_.shape()) return Status::Ok();
-    return KernelError(fmt::format("{}: {} has shape {}, param has shape {}", kernel_, name,
-                                   ShapeToString(t.shape()), ShapeToString(param_.shape())));
-  }
-
-  const char* kernel_;
-  const DeviceTensor& param_;
-};
-
-DType ComputeDType(DType param) {
-  return param == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+// The master weight the step updates (null unless the plan says it is updated).
+const DeviceTensor* UpdatedMaster(const CudaKernelCall& call, size_t index, bool updates_master) {
+  return updates_master ? &call.input(index) : nullptr;
 }
 
 // A new output like `like` (written by the step), or an undefined tensor when nobody reads it
@@ -111,15 +52,9 @@ StatusOr<ParamOutputs> MakeParamOutputs(const CudaKernelCall& call, const Device
 
 // sgd (param, learning_rate, grad, master_param?) -> (param_out, master_param_out?).
 Status RunSgd(CudaKernelCall& call) {
+  IRM_ASSIGN_OR_RETURN(const plan::SgdPlan step, plan::PlanSgd(plan::OperandsOf(call), call.attrs));
   const DeviceTensor& param = call.input(0);
-  const UpdateChecks check("sgd", param);
-  IRM_RETURN_IF_ERROR(check.Scalar("learning_rate", call.input(1)));
-  IRM_RETURN_IF_ERROR(check.Elementwise("grad", call.input(2)));
-  IRM_ASSIGN_OR_RETURN(const bool multi_precision,
-                       call.attrs.GetOr<bool>("multi_precision", false));
-  const DType compute = ComputeDType(param.dtype());
-  IRM_ASSIGN_OR_RETURN(const DeviceTensor* master,
-                       check.UpdatedMaster(call, 3, compute, multi_precision));
+  const DeviceTensor* master = UpdatedMaster(call, 3, step.updates_master);
   IRM_ASSIGN_OR_RETURN(ParamOutputs out, MakeParamOutputs(call, param, 3, master, "sgd"));
   SgdArgs args;
   args.n = param.numel();
@@ -128,7 +63,8 @@ Status RunSgd(CudaKernelCall& call) {
   args.learning_rate = AnyOf(&call.input(1));
   args.param_out = AnyOutOf(&out.param_out);
   if (out.master_written) args.master_out = AnyOutOf(&out.master_out);
-  IRM_RETURN_IF_ERROR(LaunchStatus(LaunchSgd(compute == DType::kFloat64, args, Stream()), "sgd"));
+  IRM_RETURN_IF_ERROR(
+      LaunchStatus(LaunchSgd(step.compute == DType::kFloat64, args, Stream()), "sgd"));
   call.SetOutput(0, std::move(out.param_out));
   if (out.master_out.defined()) call.SetOutput(1, std::move(out.master_out));
   return Status::Ok();
@@ -137,28 +73,16 @@ Status RunSgd(CudaKernelCall& call) {
 // momentum (param, grad, velocity, learning_rate, master_param?) -> (param_out, velocity_out,
 // master_param_out?).
 Status RunMomentum(CudaKernelCall& call) {
+  IRM_ASSIGN_OR_RETURN(const plan::MomentumPlan step,
+                       plan::PlanMomentum(plan::OperandsOf(call), call.attrs));
   const DeviceTensor& param = call.input(0);
-  const UpdateChecks check("momentum", param);
-  IRM_RETURN_IF_ERROR(check.Elementwise("grad", call.input(1)));
-  IRM_RETURN_IF_ERROR(check.Elementwise("velocity", call.input(2)));
-  IRM_RETURN_IF_ERROR(check.Scalar("learning_rate", call.input(3)));
   MomentumArgs args;
-  IRM_ASSIGN_OR_RETURN(args.mu, call.attrs.GetOr<double>("mu", 0.9));
-  IRM_ASSIGN_OR_RETURN(args.nesterov, call.attrs.GetOr<bool>("use_nesterov", false));
-  IRM_ASSIGN_OR_RETURN(const std::string method,
-                       call.attrs.GetOr<std::string>("regularization_method", ""));
-  IRM_ASSIGN_OR_RETURN(args.coeff, call.attrs.GetOr<double>("regularization_coeff", 0.0));
-  IRM_ASSIGN_OR_RETURN(args.rescale, call.attrs.GetOr<double>("rescale_grad", 1.0));
-  IRM_ASSIGN_OR_RETURN(const bool multi_precision,
-                       call.attrs.GetOr<bool>("multi_precision", false));
-  if (method != "" && method != "l2_decay") {
-    return KernelError(
-        fmt::format("momentum: regularization_method is '{}', expected '' or 'l2_decay'", method));
-  }
-  args.l2_decay = method == "l2_decay";
-  const DType compute = ComputeDType(param.dtype());
-  IRM_ASSIGN_OR_RETURN(const DeviceTensor* master,
-                       check.UpdatedMaster(call, 4, compute, multi_precision));
+  args.mu = step.mu;
+  args.nesterov = step.nesterov;
+  args.coeff = step.coeff;
+  args.rescale = step.rescale;
+  args.l2_decay = step.l2_decay;
+  const DeviceTensor* master = UpdatedMaster(call, 4, step.updates_master);
   IRM_ASSIGN_OR_RETURN(ParamOutputs out, MakeParamOutputs(call, param, 4, master, "momentum"));
   IRM_ASSIGN_OR_RETURN(DeviceTensor velocity_out, OutputLike(call.input(2), "momentum"));
   args.n = param.numel();
@@ -170,46 +94,19 @@ Status RunMomentum(CudaKernelCall& call) {
   args.velocity_out = AnyOutOf(&velocity_out);
   if (out.master_written) args.master_out = AnyOutOf(&out.master_out);
   IRM_RETURN_IF_ERROR(
-      LaunchStatus(LaunchMomentum(compute == DType::kFloat64, args, Stream()), "momentum"));
+      LaunchStatus(LaunchMomentum(step.compute == DType::kFloat64, args, Stream()), "momentum"));
   call.SetOutput(0, std::move(out.param_out));
   call.SetOutput(1, std::move(velocity_out));
   if (out.master_out.defined()) call.SetOutput(2, std::move(out.master_out));
   return Status::Ok();
 }
 
-// The operands and results of adam and adamw, in pd_op order.
-enum AdamIn : size_t {
-  kParam,
-  kGrad,
-  kLearningRate,
-  kMoment1,
-  kMoment2,
-  kMoment2Max,
-  kBeta1Pow,
-  kBeta2Pow,
-  kMasterParam,
-  kSkipUpdate,
-};
-enum AdamOut : size_t {
-  kParamOut,
-  kMoment1Out,
-  kMoment2Out,
-  kMoment2MaxOut,
-  kBeta1PowOut,
-  kBeta2PowOut,
-  kMasterParamOut,
-};
+using enum plan::AdamIn;
+using enum plan::AdamOut;
 
 // skip_update: every output a copy of its input.
 Status CopyAdamState(CudaKernelCall& call, const char* kernel) {
-  const std::pair<size_t, size_t> pairs[] = {{kParam, kParamOut},
-                                             {kMoment1, kMoment1Out},
-                                             {kMoment2, kMoment2Out},
-                                             {kMoment2Max, kMoment2MaxOut},
-                                             {kBeta1Pow, kBeta1PowOut},
-                                             {kBeta2Pow, kBeta2PowOut},
-                                             {kMasterParam, kMasterParamOut}};
-  for (const auto& [in, out] : pairs) {
+  for (const auto& [in, out] : plan::kAdamStateOutputs) {
     if (!call.has_input(in) || !call.wants_output(out)) continue;
     IRM_ASSIGN_OR_RETURN(DeviceTensor copy, CopyOf(call.input(in), kernel));
     call.SetOutput(out, std::move(copy));
@@ -218,46 +115,22 @@ Status CopyAdamState(CudaKernelCall& call, const char* kernel) {
 }
 
 Status AdamStep(CudaKernelCall& call, const char* kernel, bool is_adamw) {
-  const DeviceTensor& param = call.input(kParam);
-  const UpdateChecks check(kernel, param);
-  IRM_RETURN_IF_ERROR(check.Elementwise("grad", call.input(kGrad)));
-  IRM_RETURN_IF_ERROR(check.Scalar("learning_rate", call.input(kLearningRate)));
-  IRM_RETURN_IF_ERROR(check.Elementwise("moment1", call.input(kMoment1)));
-  IRM_RETURN_IF_ERROR(check.Elementwise("moment2", call.input(kMoment2)));
-  if (call.has_input(kMoment2Max)) {
-    IRM_RETURN_IF_ERROR(check.Elementwise("moment2_max", call.input(kMoment2Max)));
-  }
-  IRM_RETURN_IF_ERROR(check.Scalar("beta1_pow", call.input(kBeta1Pow)));
-  IRM_RETURN_IF_ERROR(check.Scalar("beta2_pow", call.input(kBeta2Pow)));
-  AdamArgs args;
-  IRM_ASSIGN_OR_RETURN(args.beta1, call.attrs.Get<double>("beta1"));
-  IRM_ASSIGN_OR_RETURN(args.beta2, call.attrs.Get<double>("beta2"));
-  IRM_ASSIGN_OR_RETURN(args.epsilon, call.attrs.Get<double>("epsilon"));
-  IRM_ASSIGN_OR_RETURN(const bool multi_precision,
-                       call.attrs.GetOr<bool>("multi_precision", false));
-  IRM_ASSIGN_OR_RETURN(const bool global_beta_pow,
-                       call.attrs.GetOr<bool>("use_global_beta_pow", false));
-  IRM_ASSIGN_OR_RETURN(args.amsgrad, call.attrs.GetOr<bool>("amsgrad", false));
-  if (is_adamw) {
-    IRM_ASSIGN_OR_RETURN(args.decay, call.attrs.GetOr<bool>("with_decay", false));
-    IRM_ASSIGN_OR_RETURN(args.lr_ratio, call.attrs.GetOr<double>("lr_ratio", 1.0));
-    IRM_ASSIGN_OR_RETURN(args.coeff, call.attrs.GetOr<double>("coeff", 0.01));
-  }
-  if (args.amsgrad && !call.has_input(kMoment2Max)) {
-    return KernelError(fmt::format("{}: amsgrad is set but moment2_max is missing", kernel));
-  }
-  const DType compute = ComputeDType(param.dtype());
-  IRM_ASSIGN_OR_RETURN(const DeviceTensor* master,
-                       check.UpdatedMaster(call, kMasterParam, compute, multi_precision));
+  IRM_ASSIGN_OR_RETURN(const plan::AdamPlan step,
+                       plan::PlanAdam(plan::OperandsOf(call), call.attrs, kernel, is_adamw));
   if (call.has_input(kSkipUpdate)) {
-    const DeviceTensor& skip = call.input(kSkipUpdate);
-    if (skip.numel() != 1 || skip.dtype() != DType::kBool) {
-      return KernelError(
-          fmt::format("{}: skip_update is {}, expected one bool", kernel, skip.Describe()));
-    }
-    IRM_ASSIGN_OR_RETURN(Tensor host, HostCopy(skip, kernel));
+    IRM_ASSIGN_OR_RETURN(Tensor host, HostCopy(call.input(kSkipUpdate), kernel));
     if (host.data<bool>()[0]) return CopyAdamState(call, kernel);
   }
+  const DeviceTensor& param = call.input(kParam);
+  AdamArgs args;
+  args.beta1 = step.beta1;
+  args.beta2 = step.beta2;
+  args.epsilon = step.epsilon;
+  args.amsgrad = step.amsgrad;
+  args.decay = step.decay;
+  args.lr_ratio = step.lr_ratio;
+  args.coeff = step.coeff;
+  const DeviceTensor* master = UpdatedMaster(call, kMasterParam, step.updates_master);
 
   IRM_ASSIGN_OR_RETURN(ParamOutputs out,
                        MakeParamOutputs(call, param, kMasterParam, master, kernel));
@@ -269,7 +142,7 @@ Status AdamStep(CudaKernelCall& call, const char* kernel, bool is_adamw) {
   } else if (call.has_input(kMoment2Max)) {
     IRM_ASSIGN_OR_RETURN(m2_max_out, CopyOf(call.input(kMoment2Max), kernel));
   }
-  if (global_beta_pow) {
+  if (step.global_beta_pow) {
     IRM_ASSIGN_OR_RETURN(beta1_pow_out, CopyOf(call.input(kBeta1Pow), kernel));
     IRM_ASSIGN_OR_RETURN(beta2_pow_out, CopyOf(call.input(kBeta2Pow), kernel));
   } else {
@@ -294,7 +167,8 @@ Status AdamStep(CudaKernelCall& call, const char* kernel, bool is_adamw) {
   args.moment1_out = AnyOutOf(&m1_out);
   args.moment2_out = AnyOutOf(&m2_out);
   if (out.master_written) args.master_out = AnyOutOf(&out.master_out);
-  IRM_RETURN_IF_ERROR(LaunchStatus(LaunchAdam(compute == DType::kFloat64, args, Stream()), kernel));
+  IRM_RETURN_IF_ERROR(
+      LaunchStatus(LaunchAdam(step.compute == DType::kFloat64, args, Stream()), kernel));
   call.SetOutput(kParamOut, std::move(out.param_out));
   call.SetOutput(kMoment1Out, std::move(m1_out));
   call.SetOutput(kMoment2Out, std::move(m2_out));

@@ -13,7 +13,8 @@
 // rows' contributions for each column in row order 0, 1, ...; all in the compute type (float32
 // for float32 and the 16-bit types, float64 for float64).
 //
-// Kernel dtype (what the executor dispatches on): x's.
+// Kernel dtype (what the executor dispatches on): x's. The layout and the operand checks are the
+// plan the CUDA kernels share (normalization_plan.h).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -22,56 +23,16 @@
 #include <vector>
 
 #include "reference_runtime/kernels/axes.h"
+#include "reference_runtime/kernels/normalization_plan.h"
 #include "reference_runtime/kernels/numeric.h"
 #include "reference_runtime/kernels/register.h"
 
 namespace irm::rt {
 namespace {
 
-// x as rows × n around begin_norm_axis.
-struct NormLayout {
-  int64_t rows = 1;
-  int64_t n = 1;
-  std::string why_n;     // how n was found, for messages about scale and bias
-  std::string why_rows;  // how rows was found, for messages about mean and variance
-};
-
-StatusOr<NormLayout> PlanLayerNorm(const Tensor& x, const KernelAttrs& attrs) {
-  IRM_ASSIGN_OR_RETURN(const int64_t begin, attrs.GetOr<int64_t>("begin_norm_axis", 1));
-  if (x.rank() == 0) return KernelError("x of shape [] has no dims to normalise");
-  if (begin < 0 || begin >= x.rank()) {
-    return KernelError(
-        fmt::format("begin_norm_axis {} is out of range for x of shape {} (valid: "
-                    "0 to {})",
-                    begin, ShapeToString(x.shape()), x.rank() - 1));
-  }
-  const AxisSplit split = SplitAround(x.shape(), static_cast<int>(begin));
-  NormLayout layout;
-  layout.rows = split.outer;
-  layout.n = split.size * split.inner;
-  layout.why_n = fmt::format("the size of x of shape {} from begin_norm_axis {}",
-                             ShapeToString(x.shape()), begin);
-  layout.why_rows = fmt::format("one per row of x of shape {} before begin_norm_axis {}",
-                                ShapeToString(x.shape()), begin);
-  return layout;
-}
-
-// The dtype of x's statistics, and what scale and bias may be: x's dtype, or float32 for 16-bit x.
+// The dtype of x's statistics (plan::LayerNormPlan::stat_dtype, as a constant).
 template <typename T>
 constexpr DType kStatDType = DTypeOf<Compute<T>>();
-
-template <typename T>
-Status CheckParam(const KernelCall& call, size_t index, std::string_view name,
-                  const NormLayout& layout) {
-  if (!call.has_input(index)) return Status::Ok();
-  const Tensor& p = call.input(index);
-  if (DTypeOf<T>() == kStatDType<T>) {
-    IRM_RETURN_IF_ERROR(CheckDType(p, name, {DTypeOf<T>()}));
-  } else {
-    IRM_RETURN_IF_ERROR(CheckDType(p, name, {DTypeOf<T>(), kStatDType<T>}));
-  }
-  return CheckShape(p, name, {layout.n}, layout.why_n);
-}
 
 // An optional parameter's values in the compute type; `fill` when absent.
 template <typename T>
@@ -109,13 +70,11 @@ struct LayerNormKernel {
     IRM_RETURN_IF_ERROR(CheckPresent(call, 0, "x"));
     const Tensor& x = call.input(0);
     IRM_RETURN_IF_ERROR(CheckDType(x, "x", {DTypeOf<T>()}));
-    IRM_ASSIGN_OR_RETURN(const NormLayout layout, PlanLayerNorm(x, call.attrs));
-    IRM_ASSIGN_OR_RETURN(const double epsilon, call.attrs.GetOr<double>("epsilon", 1e-5));
-    IRM_RETURN_IF_ERROR(CheckParam<T>(call, 1, "scale", layout));
-    IRM_RETURN_IF_ERROR(CheckParam<T>(call, 2, "bias", layout));
+    IRM_ASSIGN_OR_RETURN(const plan::LayerNormPlan layout, plan::PlanLayerNorm(x, call.attrs));
+    IRM_RETURN_IF_ERROR(plan::CheckLayerNormParams(call, x.dtype(), layout));
     const std::vector<C> scale = ParamValues<T>(call, 1, layout.n, C{1});
     const std::vector<C> bias = ParamValues<T>(call, 2, layout.n, C{0});
-    const C eps = static_cast<C>(epsilon);
+    const C eps = static_cast<C>(layout.epsilon);
     const C count = static_cast<C>(layout.n);
 
     Tensor out = Tensor::ZerosUnchecked(x.dtype(), x.shape());
@@ -155,27 +114,17 @@ template <typename T>
 struct LayerNormGradKernel {
   static Status Run(KernelCall& call) {
     using C = Compute<T>;
-    IRM_RETURN_IF_ERROR(CheckPresent(call, 0, "x"));
-    IRM_RETURN_IF_ERROR(CheckPresent(call, 3, "mean"));
-    IRM_RETURN_IF_ERROR(CheckPresent(call, 4, "variance"));
-    IRM_RETURN_IF_ERROR(CheckPresent(call, 5, "out_grad"));
+    IRM_RETURN_IF_ERROR(plan::CheckLayerNormGradPresent(call));
     const Tensor& x = call.input(0);
     const Tensor& mean = call.input(3);
     const Tensor& variance = call.input(4);
     const Tensor& out_grad = call.input(5);
     IRM_RETURN_IF_ERROR(CheckDType(x, "x", {DTypeOf<T>()}));
-    IRM_ASSIGN_OR_RETURN(const NormLayout layout, PlanLayerNorm(x, call.attrs));
-    IRM_ASSIGN_OR_RETURN(const double epsilon, call.attrs.GetOr<double>("epsilon", 1e-5));
-    IRM_RETURN_IF_ERROR(CheckParam<T>(call, 1, "scale", layout));
-    IRM_RETURN_IF_ERROR(CheckParam<T>(call, 2, "bias", layout));
-    IRM_RETURN_IF_ERROR(CheckDType(mean, "mean", {kStatDType<T>}));
-    IRM_RETURN_IF_ERROR(CheckShape(mean, "mean", {layout.rows}, layout.why_rows));
-    IRM_RETURN_IF_ERROR(CheckDType(variance, "variance", {kStatDType<T>}));
-    IRM_RETURN_IF_ERROR(CheckShape(variance, "variance", {layout.rows}, layout.why_rows));
-    IRM_RETURN_IF_ERROR(CheckDType(out_grad, "out_grad", {DTypeOf<T>()}));
-    IRM_RETURN_IF_ERROR(CheckShape(out_grad, "out_grad", x.shape(), "the shape of x"));
+    IRM_ASSIGN_OR_RETURN(const plan::LayerNormPlan layout, plan::PlanLayerNorm(x, call.attrs));
+    IRM_RETURN_IF_ERROR(plan::CheckLayerNormParams(call, x.dtype(), layout));
+    IRM_RETURN_IF_ERROR(plan::CheckLayerNormGradStats(x, mean, variance, out_grad, layout));
     const std::vector<C> scale = ParamValues<T>(call, 1, layout.n, C{1});
-    const C eps = static_cast<C>(epsilon);
+    const C eps = static_cast<C>(layout.epsilon);
     const C count = static_cast<C>(layout.n);
 
     Tensor x_grad = Tensor::ZerosUnchecked(x.dtype(), x.shape());

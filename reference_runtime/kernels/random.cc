@@ -15,6 +15,9 @@
 // u_i >= p, scale kept elements by dividing by (1 - p) in upscale_in_train training, multiply by
 // (1 - p) at test in downscale_in_infer, and p = 1 zeroes everything. As in Paddle, a seed_tensor
 // wins over the attributes, then `seed` when fix_seed is set; a seed of 0 means the program's.
+//
+// The attributes, shapes, shard placement and operand checks are the plans the CUDA kernels share
+// (random_plan.h).
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -24,87 +27,41 @@
 
 #include "reference_runtime/kernel.h"
 #include "reference_runtime/kernels/numeric.h"
+#include "reference_runtime/kernels/random_plan.h"
 #include "reference_runtime/kernels/register.h"
 #include "reference_runtime/philox.h"
 
 namespace irm::rt {
 namespace {
 
-uint64_t StreamSeed(int64_t op_seed, const KernelContext& context) {
-  return op_seed != 0 ? static_cast<uint64_t>(op_seed) : context.program_seed;
-}
+using plan::StreamSeed;
 
 // The output of a creation-style random op, from its `shape` attribute.
 template <typename T>
 StatusOr<Tensor> NewRandomOutput(const char* kernel, const KernelAttrs& attrs) {
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> shape, attrs.Get<std::vector<int64_t>>("shape"));
-  for (int64_t d : shape) {
-    if (d < 0) {
-      return KernelError(
-          fmt::format("{}: shape {} has a negative dim", kernel, ShapeToString(shape)));
-    }
-  }
+  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> shape, plan::RandomOutputShape(kernel, attrs));
   StatusOr<Tensor> out = Tensor::Zeros(DTypeOf<T>(), shape);
   if (!out.ok()) return KernelError(fmt::format("{}: {}", kernel, out.status().message()));
   return out;
 }
 
-// The serial tensor's elements the streams can tell apart, conservatively: Normal(i) reads the
-// double stream's words up to about 2^62 + 2i + 3 (philox.h), which must not wrap around 2^64, and
-// UniformFloat(i) the words below 2^62, where the double stream starts.
-constexpr int64_t kMaxSerialElements = int64_t{1} << 60;
-
 // The index in the serial tensor of each element of an output, walked in row-major order: the
-// element's own index for an output that is no shard, else
-//   sum over d of (offsets[d] + local_index[d]) * serial_stride[d].
+// element's own index for an output that is no shard, else (plan::SerialIndexPlan)
+//   base + sum over d of local_index[d] * serial_stride[d].
 class SerialIndexWalk {
  public:
-  // kInvalid naming the kernel and the var when the output does not fit where the shard says it
-  // lies: another number of dims, an offset or a serial dim out of range, the box reaching past
-  // the serial tensor, or a serial tensor larger than the streams can index.
+  // The plan's errors when the output does not fit where the shard says it lies.
   static StatusOr<SerialIndexWalk> Start(const char* kernel, const std::vector<int64_t>& shape,
                                          const KernelContext& context) {
+    IRM_ASSIGN_OR_RETURN(plan::SerialIndexPlan placement,
+                         plan::PlanSerialIndex(kernel, shape, context));
     SerialIndexWalk walk;
-    const OutputShard* shard = context.shard;
-    if (shard == nullptr) return walk;
-    auto error = [&](const std::string& why) {
-      return KernelError(
-          fmt::format("{}: output '{}' {} is a shard of the serial tensor {} at offsets {}, but {}",
-                      kernel, context.shard_var, ShapeToString(shape),
-                      ShapeToString(shard->global_shape), ShapeToString(shard->offsets), why));
-    };
-    const size_t rank = shape.size();
-    if (shard->global_shape.size() != rank || shard->offsets.size() != rank) {
-      return error(fmt::format("it has {} dims, the serial tensor {} and the offsets {}", rank,
-                               shard->global_shape.size(), shard->offsets.size()));
-    }
-    int64_t serial_numel = 1;
-    for (size_t d = 0; d < rank; ++d) {
-      const int64_t global = shard->global_shape[d];
-      const int64_t offset = shard->offsets[d];
-      if (global < 1) return error(fmt::format("serial dim {} is {}, not positive", d, global));
-      if (__builtin_mul_overflow(serial_numel, global, &serial_numel) ||
-          serial_numel > kMaxSerialElements) {
-        return error(
-            "the serial tensor has more than 2^60 elements, more than the random streams "
-            "tell apart");
-      }
-      if (offset < 0 || offset >= global) {
-        return error(fmt::format("offset {} of dim {} is outside [0, {})", offset, d, global));
-      }
-      if (shape[d] > global - offset) {
-        return error(fmt::format("dim {} reaches {} + {} = {}, past the serial dim {}", d, offset,
-                                 shape[d], offset + shape[d], global));
-      }
-    }
+    if (!placement.sharded) return walk;
     walk.sharded_ = true;
     walk.shape_ = shape;
-    walk.position_.assign(rank, 0);
-    walk.strides_.assign(rank, 1);
-    for (size_t d = rank; d-- > 1;) {
-      walk.strides_[d - 1] = walk.strides_[d] * shard->global_shape[d];
-    }
-    for (size_t d = 0; d < rank; ++d) walk.index_ += shard->offsets[d] * walk.strides_[d];
+    walk.position_.assign(shape.size(), 0);
+    walk.strides_ = std::move(placement.strides);
+    walk.index_ = placement.base;
     return walk;
   }
 
@@ -182,33 +139,8 @@ struct GaussianKernel {
   }
 };
 
-struct DropoutAttrs {
-  float p = 0.5f;  // Paddle reads p as float (p.to<float>()); so do we, for the same bits
-  bool is_test = false;
-  bool upscale_in_train = true;
-};
-
-StatusOr<DropoutAttrs> ReadDropoutAttrs(const char* kernel, const KernelAttrs& attrs) {
-  DropoutAttrs out;
-  IRM_ASSIGN_OR_RETURN(const double p, attrs.GetOr<double>("p", 0.5));
-  if (!(p >= 0.0 && p <= 1.0)) {  // also rejects NaN
-    return KernelError(fmt::format("{}: p is {}, not in [0, 1]", kernel, p));
-  }
-  out.p = static_cast<float>(p);
-  IRM_ASSIGN_OR_RETURN(out.is_test, attrs.GetOr<bool>("is_test", false));
-  IRM_ASSIGN_OR_RETURN(const std::string mode,
-                       attrs.GetOr<std::string>("mode", "upscale_in_train"));
-  // "downgrade_in_infer" is how legacy programs and Paddle's Python spell the downscale mode;
-  // phi treats every mode but upscale_in_train alike, this kernel only the two known spellings.
-  if (mode != "upscale_in_train" && mode != "downscale_in_infer" && mode != "downgrade_in_infer") {
-    return KernelError(
-        fmt::format("{}: mode is '{}', not 'upscale_in_train' or 'downscale_in_infer' (also "
-                    "spelt 'downgrade_in_infer')",
-                    kernel, mode));
-  }
-  out.upscale_in_train = mode == "upscale_in_train";
-  return out;
-}
+using plan::DropoutAttrs;
+using plan::ReadDropoutAttrs;
 
 // 1 - p as Paddle's static_cast<T>(1.0f - p): computed in float32, then rounded to T.
 template <typename T>
@@ -216,19 +148,10 @@ Compute<T> KeepScale(float p) {
   return Load<T>(Store<T>(static_cast<Compute<T>>(1.0f - p)));
 }
 
-// The op's seed: the seed tensor's value when given, else `seed` when fix_seed, else 0.
+// The op's seed (plan::DropoutSeed); the seed tensor is on the host already.
 StatusOr<int64_t> DropoutSeed(const KernelCall& call) {
-  if (call.has_input(1)) {
-    const Tensor& s = call.input(1);
-    if (s.numel() != 1 || (s.dtype() != DType::kInt32 && s.dtype() != DType::kInt64)) {
-      return KernelError(
-          fmt::format("dropout: seed_tensor is {}, expected one int32 or int64", s.Describe()));
-    }
-    return s.dtype() == DType::kInt32 ? int64_t{s.data<int32_t>()[0]} : s.data<int64_t>()[0];
-  }
-  IRM_ASSIGN_OR_RETURN(const bool fix_seed, call.attrs.GetOr<bool>("fix_seed", false));
-  if (!fix_seed) return int64_t{0};
-  return call.attrs.GetOr<int64_t>("seed", 0);
+  return plan::DropoutSeed(plan::InputOperand(call, 1), call.attrs,
+                           [&call]() -> StatusOr<Tensor> { return call.input(1); });
 }
 
 // (x, seed_tensor?) -> (out, mask). mask is uint8, 1 where x was kept; at test nothing is dropped
@@ -273,16 +196,7 @@ struct DropoutGradKernel {
     IRM_ASSIGN_OR_RETURN(const DropoutAttrs a, ReadDropoutAttrs("dropout_grad", call.attrs));
     const Tensor& mask = call.input(0);
     const Tensor& dy = call.input(1);
-    if (!a.is_test) {
-      if (mask.dtype() != DType::kUInt8) {
-        return KernelError(
-            fmt::format("dropout_grad: mask is {}, expected uint8", mask.Describe()));
-      }
-      if (mask.shape() != dy.shape()) {
-        return KernelError(fmt::format("dropout_grad: mask {} and out_grad {} differ in shape",
-                                       mask.Describe(), dy.Describe()));
-      }
-    }
+    IRM_RETURN_IF_ERROR(plan::CheckDropoutGradOperands(a, mask, dy));
     Tensor dx = Tensor::ZerosUnchecked(dy.dtype(), dy.shape());
     const T* g = dy.data<T>();
     T* o = dx.data<T>();
