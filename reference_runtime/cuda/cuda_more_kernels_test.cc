@@ -3,7 +3,7 @@
 // detection_kernels.cc) against float64 references written here from the CPU kernels' documented
 // rules (kernels/elementwise.cc, reduction.cc, indexing.cc, set_value.cc, metrics.cc,
 // detection.cc), and against the CPU kernels' bits where both compute in the same order. The
-// coverage test needs no GPU; every other test is skipped where no GPU is visible.
+// coverage tests need no GPU; every other test is skipped where no GPU is visible.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,17 +40,16 @@ void ExpectCpuBits(const Tensor& gpu, const Tensor& cpu, const std::string& what
 // ---- coverage (no GPU needed)
 // ----------------------------------------------------------------------
 
-// Every CPU kernel has a device twin except those named here, each for its reason: conv2d,
-// pool2d, batch_norm and their grads (their own family, written separately), generate_proposals
-// (sequential NMS, not on the GPU yet), coalesce_tensor (its outputs are views of one buffer,
-// which host staging cannot hand back), rpn_target_assign (refused by both runtimes), divide on
-// integers (written, not registered: the registry tests' example of a partial twin).
+// Every CPU kernel has a device twin except those named here, each for its reason:
+// coalesce_tensor (its outputs are views of one buffer, which host staging cannot hand back: a
+// copy would make fuse-all-reduce silently wrong) and rpn_target_assign (refused by both
+// runtimes). No twin lacks a dtype of its CPU kernel.
 TEST(CudaCoverageTest, OnlyTheListedCpuKernelsLackADeviceTwin) {
-  const std::set<std::string> allowed = {
-      "conv2d",          "conv2d_grad",        "pool2d",          "pool2d_grad",       "batch_norm",
-      "batch_norm_grad", "generate_proposals", "coalesce_tensor", "rpn_target_assign", "divide"};
+  const std::set<std::string> allowed = {"coalesce_tensor", "rpn_target_assign"};
   for (const auto& [name, dtype] : GpuCoverage().refused) {
     EXPECT_TRUE(allowed.count(name) == 1) << "no GPU twin for " << name << " " << DTypeName(dtype);
+    EXPECT_TRUE(CudaKernelRegistry::Global().DTypesOf(name).empty())
+        << name << " has a twin without " << DTypeName(dtype);
   }
 }
 
@@ -58,7 +57,7 @@ TEST(CudaCoverageTest, TwinsHaveTheCpuSignatures) {
   for (const char* name :
        {"equal", "logical_not", "elementwise_pow_grad", "prod_grad", "gather", "set_value",
         "set_value_with_tensor_grad", "topk", "accuracy", "smooth_l1_loss", "affine_channel_grad",
-        "roi_align", "matmul_with_flatten_grad"}) {
+        "roi_align", "matmul_with_flatten_grad", "generate_proposals", "divide"}) {
     SCOPED_TRACE(name);
     const std::vector<DType> cpu = KernelRegistry::Global().DTypesOf(name, Device::kCpu);
     EXPECT_EQ(CudaKernelRegistry::Global().DTypesOf(name).size(), cpu.size());
@@ -116,12 +115,20 @@ TEST(GpuArithmeticTest, FloorDivideAndRemainderFollowPython) {
   const Tensor y = Tensor::FromVector<int32_t>({-2, 2, 2, -2, -1}, {5});
   const std::vector<int32_t> floor_div = {-4, -4, 3, 3, -2147483647 - 1};
   const std::vector<int32_t> rem = {-1, 1, 1, -1, 0};
+  // Integer divide truncates (C's /, phi's DivideFunctor); INT_MIN / -1 wraps as the CPU's.
+  const std::vector<int32_t> div = {-3, -3, 3, 3, -2147483647 - 1};
   const Tensor got_fd = RunGpu("floor_divide", DType::kInt32, {&x, &y}, {}, 1)[0];
   const Tensor got_rem = RunGpu("remainder", DType::kInt32, {&x, &y}, {}, 1)[0];
+  const Tensor got_div = RunGpu("divide", DType::kInt32, {&x, &y}, {}, 1)[0];
   for (size_t i = 0; i < 5; ++i) {
     EXPECT_EQ(got_fd.data<int32_t>()[i], floor_div[i]) << i;
     EXPECT_EQ(got_rem.data<int32_t>()[i], rem[i]) << i;
+    EXPECT_EQ(got_div.data<int32_t>()[i], div[i]) << i;
   }
+  const Tensor big = RandomTensor(DType::kInt64, {3, 4}, 23, -1000, 1000);
+  const Tensor divisors = Tensor::FromVector<int64_t>({-7, 3, 1, -1}, {4});
+  ExpectCpuBits(RunGpu("divide", DType::kInt64, {&big, &divisors}, {}, 1)[0],
+                RunKernel("divide", DType::kInt64, {&big, &divisors}, {}, 1)[0], "divide int64");
   for (DType dtype : kFloating) {
     SCOPED_TRACE(DTypeName(dtype));
     const Tensor a = RandomTensor(dtype, {4, 5}, 21, -5.0, 5.0);
@@ -141,8 +148,10 @@ TEST(GpuArithmeticTest, AnIntegerZeroDivisorIsAnErrorNamingTheFirstOne) {
   IRM_REQUIRE_GPU();
   const Tensor x = Tensor::FromVector<int64_t>({1, 2, 3, 4}, {2, 2});
   const Tensor y = Tensor::FromVector<int64_t>({1, 0, 5, 0}, {2, 2});
-  for (const auto& [op, what] : std::vector<std::pair<std::string, std::string>>{
-           {"floor_divide", "floor division"}, {"remainder", "remainder"}}) {
+  for (const auto& [op, what] :
+       std::vector<std::pair<std::string, std::string>>{{"divide", "division"},
+                                                        {"floor_divide", "floor division"},
+                                                        {"remainder", "remainder"}}) {
     StatusOr<std::vector<Tensor>> got = TryRunGpu(op, DType::kInt64, {&x, &y}, {}, 1);
     ASSERT_FALSE(got.ok()) << op;
     EXPECT_EQ(got.status().message(), "integer " + what + " by zero: y[0, 1] is 0 (y [2, 2])");
@@ -534,6 +543,140 @@ TEST(GpuDetectionTest, AnchorsAndRoiAlignAsTheCpuBits) {
                     RunKernel("roi_align_grad", dtype, {&x, &boxes, &boxes_num, &g}, roi, 1)[0],
                     "roi_align_grad");
     }
+  }
+}
+
+// generate_proposals' inputs (kernels/detection.cc, after Paddle's generate_proposals_v2): two
+// images of 3 anchors on a 3 x 4 map. Scores take five values, so ties are everywhere; anchors
+// grow with the anchor index and overlap their neighbours; the second image is small enough that
+// boxes get clipped and filtered. `wh_deltas` false zeroes the width and height deltas, so that
+// exp sees only 0 (exact in every C library).
+struct ProposalInputs {
+  Tensor scores, deltas, im_shape, anchors, variances;
+};
+ProposalInputs MakeProposalInputs(DType dtype, bool wh_deltas) {
+  const int64_t n = 2, a = 3, h = 3, w = 4;
+  std::vector<double> scores(static_cast<size_t>(n * a * h * w));
+  for (size_t i = 0; i < scores.size(); ++i) scores[i] = static_cast<double>((i * 7) % 5) * 0.125;
+  std::vector<double> deltas =
+      ToDoubles(RandomTensor(DType::kFloat64, {n, 4 * a, h, w}, 141, -0.5, 0.5));
+  if (!wh_deltas) {
+    for (size_t i = 0; i < deltas.size(); ++i) {
+      if ((i / static_cast<size_t>(h * w)) % 4 >= 2) deltas[i] = 0;
+    }
+  }
+  std::vector<double> anchors, variances;
+  for (int64_t y = 0; y < h; ++y) {
+    for (int64_t x = 0; x < w; ++x) {
+      for (int64_t k = 0; k < a; ++k) {
+        const double cx = static_cast<double>(x * 16 + 8), cy = static_cast<double>(y * 16 + 8);
+        const double half = static_cast<double>(8 * (k + 1));
+        anchors.insert(anchors.end(), {cx - half, cy - half, cx + half - 1, cy + half - 1});
+        variances.insert(variances.end(), {0.1, 0.1, 0.2, 0.2});
+      }
+    }
+  }
+  return {FromDoubles(scores, {n, a, h, w}, dtype), FromDoubles(deltas, {n, 4 * a, h, w}, dtype),
+          FromDoubles({50, 64, 30, 40}, {n, 2}, dtype), FromDoubles(anchors, {h, w, a, 4}, dtype),
+          FromDoubles(variances, {h, w, a, 4}, dtype)};
+}
+
+KernelAttrs ProposalAttrs(int64_t pre, int64_t post, double nms, double eta, double min_size,
+                          bool pixel_offset) {
+  KernelAttrs attrs;
+  attrs.Set("pre_nms_top_n", pre);
+  attrs.Set("post_nms_top_n", post);
+  attrs.Set("nms_thresh", nms);
+  attrs.Set("eta", eta);
+  attrs.Set("min_size", min_size);
+  attrs.Set("pixel_offset", pixel_offset);
+  return attrs;
+}
+
+// Both cuts, no cut with eta shrinking the threshold, no NMS (where the CPU applies no post cut)
+// on normalized boxes, and nothing left (one zero box per image).
+std::vector<KernelAttrs> ProposalConfigs() {
+  return {ProposalAttrs(10, 5, 0.5, 1.0, 0.1, true), ProposalAttrs(-1, -1, 0.7, 0.9, 0.1, true),
+          ProposalAttrs(20, 6, 0.0, 1.0, 4.0, false),
+          ProposalAttrs(30, 10, 0.5, 1.0, 1000.0, true)};
+}
+
+TEST(GpuDetectionTest, GenerateProposalsGivesTheCpuBits) {
+  IRM_REQUIRE_GPU();
+  for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+    // float32's exp is the device's float64 exp rounded once, as glibc's expf rounds; float64's
+    // exp is the device's own (within an ulp of glibc's): exact inputs only for the bits.
+    const ProposalInputs in = MakeProposalInputs(dtype, dtype == DType::kFloat32);
+    const std::vector<const Tensor*> inputs = {&in.scores, &in.deltas, &in.im_shape, &in.anchors,
+                                               &in.variances};
+    int config = 0;
+    for (const KernelAttrs& attrs : ProposalConfigs()) {
+      SCOPED_TRACE(std::string(DTypeName(dtype)) + " config " + std::to_string(config++));
+      const std::vector<Tensor> gpu = RunGpu("generate_proposals", dtype, inputs, attrs, 3);
+      const std::vector<Tensor> cpu = RunKernel("generate_proposals", dtype, inputs, attrs, 3);
+      ExpectCpuBits(gpu[0], cpu[0], "rpn_rois");
+      ExpectCpuBits(gpu[1], cpu[1], "rpn_roi_probs");
+      ExpectCpuBits(gpu[2], cpu[2], "rpn_rois_num");
+    }
+  }
+}
+
+TEST(GpuDetectionTest, GenerateProposalsSelectsAsTheCpuWithAnyDeltas) {
+  IRM_REQUIRE_GPU();
+  // float64 with width and height deltas: the device's exp may differ from glibc's in the last
+  // place, so the boxes are compared within rounding; which proposals (their scores, counts) must
+  // be the CPU's exactly.
+  const ProposalInputs in = MakeProposalInputs(DType::kFloat64, true);
+  const std::vector<const Tensor*> inputs = {&in.scores, &in.deltas, &in.im_shape, &in.anchors,
+                                             &in.variances};
+  for (const KernelAttrs& attrs : ProposalConfigs()) {
+    const std::vector<Tensor> gpu = RunGpu("generate_proposals", DType::kFloat64, inputs, attrs, 3);
+    const std::vector<Tensor> cpu =
+        RunKernel("generate_proposals", DType::kFloat64, inputs, attrs, 3);
+    ExpectCpuBits(gpu[1], cpu[1], "rpn_roi_probs");
+    ExpectCpuBits(gpu[2], cpu[2], "rpn_rois_num");
+    ExpectClose(gpu[0], ToDoubles(cpu[0]), cpu[0].shape(), 1e-12, "rpn_rois");
+  }
+}
+
+TEST(GpuDetectionTest, GenerateProposalsKeepsTheLaterOfTiedScoresFirst) {
+  IRM_REQUIRE_GPU();
+  // By hand: four anchors in a row, zero deltas (each box is its anchor), three overlapping ones
+  // tied at 0.5 and a distant one at 0.25. Paddle's NMS (funcs/detection/nms_util.h) takes a
+  // stable ascending sort from the back, so of the tied boxes the last (anchor 2) comes first and
+  // suppresses the other two (IoU 240 / 272); the distant box stays.
+  const Tensor scores = Tensor::FromVector<float>({0.5f, 0.5f, 0.5f, 0.25f}, {1, 1, 1, 4});
+  const Tensor deltas = Tensor::ZerosUnchecked(DType::kFloat32, {1, 4, 1, 4});
+  const Tensor im_shape = Tensor::FromVector<float>({100, 100}, {1, 2});
+  const Tensor anchors = Tensor::FromVector<float>(
+      {0, 0, 15, 15, 1, 0, 16, 15, 2, 0, 17, 15, 40, 0, 55, 15}, {1, 4, 1, 4});
+  const Tensor variances = FromDoubles(std::vector<double>(16, 1.0), {1, 4, 1, 4}, DType::kFloat32);
+  const std::vector<Tensor> got = RunGpu("generate_proposals", DType::kFloat32,
+                                         {&scores, &deltas, &im_shape, &anchors, &variances},
+                                         ProposalAttrs(-1, -1, 0.5, 1.0, 0.1, true), 3);
+  ASSERT_EQ(got[0].shape(), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(ToDoubles(got[0]), (std::vector<double>{2, 0, 17, 15, 40, 0, 55, 15}));
+  EXPECT_EQ(ToDoubles(got[1]), (std::vector<double>{0.5, 0.25}));
+  ASSERT_EQ(got[2].dtype(), DType::kInt32);
+  EXPECT_EQ(got[2].data<int32_t>()[0], 2);
+}
+
+TEST(GpuDetectionTest, GenerateProposalsRefusesWhatTheCpuRefuses) {
+  IRM_REQUIRE_GPU();
+  const ProposalInputs in = MakeProposalInputs(DType::kFloat32, true);
+  const Tensor bad_deltas = RandomTensor(DType::kFloat32, {2, 8, 3, 4}, 142);
+  const Tensor doubles = RandomTensor(DType::kFloat64, {2, 2}, 143);
+  for (const std::vector<const Tensor*>& inputs : std::vector<std::vector<const Tensor*>>{
+           {&in.scores, &bad_deltas, &in.im_shape, &in.anchors, &in.variances},
+           {&in.scores, &in.deltas, &doubles, &in.anchors, &in.variances},
+           {&in.deltas, &in.deltas, &in.im_shape, &in.anchors, &in.variances}}) {
+    StatusOr<std::vector<Tensor>> gpu =
+        TryRunGpu("generate_proposals", DType::kFloat32, inputs, {}, 3);
+    StatusOr<std::vector<Tensor>> cpu =
+        rt::testing::TryRunKernel("generate_proposals", DType::kFloat32, inputs, {}, 3);
+    ASSERT_FALSE(cpu.ok());
+    ASSERT_FALSE(gpu.ok());
+    EXPECT_EQ(gpu.status().message(), cpu.status().message());
   }
 }
 

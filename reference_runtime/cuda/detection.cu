@@ -3,6 +3,8 @@
 // multiply-add. Forward ops run one thread per output element or row; the sums that scatter
 // (affine_channel_grad's per channel, roi_align_grad's into x_grad) run in the CPU's loop order —
 // roi_align_grad on a single thread: correctness and the CPU's bits first, speed later.
+// generate_proposals decodes one thread per anchor, then sorts and suppresses on one thread per
+// image (the greedy NMS is sequential and data-dependent).
 #include <cmath>
 #include <cstdint>
 
@@ -368,6 +370,194 @@ __global__ void RoiAlignGradKernel(RoiAlignDesc d, const T* pb, const int64_t* i
   }
 }
 
+// ---- generate_proposals (kernels/detection.cc's ProposalsOfImage)
+
+template <typename T>
+__device__ __forceinline__ T MinOf(T a, T b) {  // std::min's rule: a unless b < a
+  return b < a ? b : a;
+}
+
+// The C library's exp as closely as the device allows: float32 through the device's float64 exp
+// rounded once (correctly rounded but for inputs within 1e-16 of a tie, as glibc's expf but for
+// rarer ones); float64 is the device's exp, within an ulp of glibc's.
+__device__ __forceinline__ float ExpLikeHost(float v) {
+  return static_cast<float>(exp(static_cast<double>(v)));
+}
+__device__ __forceinline__ double ExpLikeHost(double v) { return exp(v); }
+
+// BBoxArea and JaccardOverlap (paddle/phi/kernels/funcs/detection/nms_util.h).
+template <typename T>
+__device__ T BoxArea(const T* b, bool normalized) {
+  if (b[2] < b[0] || b[3] < b[1]) return T(0);
+  const T w = b[2] - b[0];
+  const T h = b[3] - b[1];
+  return normalized ? w * h : (w + 1) * (h + 1);
+}
+template <typename T>
+__device__ T Overlap(const T* a, const T* b, bool normalized) {
+  if (b[0] > a[2] || b[2] < a[0] || b[1] > a[3] || b[3] < a[1]) return T(0);
+  const T norm = normalized ? T(0) : T(1);
+  const T inter_w = MinOf(a[2], b[2]) - MaxOf(a[0], b[0]) + norm;
+  const T inter_h = MinOf(a[3], b[3]) - MaxOf(a[1], b[1]) + norm;
+  const T inter = inter_w * inter_h;
+  return inter / (BoxArea(a, normalized) + BoxArea(b, normalized) - inter);
+}
+
+// One thread per (image, anchor): the score and deltas of row (y, x, anchor) in NHWC order, the
+// box decoded against its anchor (BoxCoder), clipped to the image (ClipTiledBoxes) and whether it
+// passes FilterBoxes. The CPU decodes only the pre_nms_top_n best rows, each independently of the
+// others, so decoding them all gives the same values for the rows it reads.
+template <typename T>
+__global__ void DecodeProposalsKernel(ProposalDesc d, const T* scores, const T* deltas,
+                                      const T* im_shape, const T* anchors, const T* variances,
+                                      T* boxes, T* row_scores, uint8_t* keep) {
+  const int64_t rows = d.rows;
+  const int64_t total = d.images * rows;
+  const T offset = d.pixel_offset ? T(1) : T(0);
+  const float min_size = MaxOf(d.min_size, 1.0f);
+  const T clip = static_cast<T>(d.bbox_clip);
+  for (int64_t e = FirstIndex(); e < total; e += Step()) {
+    const int64_t img = e / rows;
+    const int64_t row = e % rows;
+    const int64_t k = row % d.anchors;
+    const int64_t x = (row / d.anchors) % d.width;
+    const int64_t y = row / (d.anchors * d.width);
+    row_scores[e] = scores[((img * d.anchors + k) * d.height + y) * d.width + x];
+    T delta[4];
+    for (int64_t j = 0; j < 4; ++j) {
+      delta[j] = deltas[((img * 4 * d.anchors + k * 4 + j) * d.height + y) * d.width + x];
+    }
+    const T im_h = im_shape[img * d.im_cols];
+    const T im_w = im_shape[img * d.im_cols + 1];
+    const T* an = anchors + row * 4;
+    const T* var = variances + row * 4;
+    const T aw = an[2] - an[0] + offset;
+    const T ah = an[3] - an[1] + offset;
+    const T acx = static_cast<T>(an[0] + 0.5 * aw);
+    const T acy = static_cast<T>(an[1] + 0.5 * ah);
+    const T cx = var[0] * delta[0] * aw + acx;
+    const T cy = var[1] * delta[1] * ah + acy;
+    const T w = ExpLikeHost(MinOf(var[2] * delta[2], clip)) * aw;
+    const T h = ExpLikeHost(MinOf(var[3] * delta[3], clip)) * ah;
+    T box[4] = {cx - w / 2, cy - h / 2, cx + w / 2 - offset, cy + h / 2 - offset};
+    for (int c = 0; c < 4; ++c) {
+      const T limit = (c % 2 == 0 ? im_w : im_h) - offset;
+      box[c] = MaxOf(MinOf(box[c], limit), T(0));
+    }
+    const T ws = box[2] - box[0] + offset;
+    const T hs = box[3] - box[1] + offset;
+    bool kept = ws >= min_size && hs >= min_size;
+    if (d.pixel_offset) kept = kept && box[0] + ws / 2 <= im_w && box[1] + hs / 2 <= im_h;
+    for (int c = 0; c < 4; ++c) boxes[e * 4 + c] = box[c];
+    keep[e] = kept ? 1 : 0;
+  }
+}
+
+// The rest of ProposalsOfImage on ONE thread per image (one block each): the sort, the cut and
+// the greedy NMS are data-dependent and sequential — each keep decides the next box's fate and
+// shrinks eta's threshold — so they run in the CPU's exact order; correctness first, speed later.
+// The sort is a bottom-up merge sort taking the left run's row on ties: a stable sort by
+// decreasing score (ties lowest row first), as the CPU's std::stable_sort. The CPU's NMS then
+// visits the kept rows in a stable ascending sort taken from the back: the same descending order
+// with each run of tied scores reversed, which is what the loop below walks (no second sort).
+// NaN scores have no order on the CPU either (its comparator is not a strict weak order).
+template <typename T>
+__global__ void SelectProposalsKernel(ProposalDesc d, const T* all_boxes, const T* all_scores,
+                                      const uint8_t* all_keep, int64_t* all_order,
+                                      int64_t* all_spare, T* all_out_boxes, T* all_out_scores,
+                                      int32_t* counts) {
+  if (threadIdx.x != 0) return;
+  const int64_t img = blockIdx.x;
+  const int64_t rows = d.rows;
+  const T* boxes = all_boxes + img * rows * 4;
+  const T* scores = all_scores + img * rows;
+  const uint8_t* keep = all_keep + img * rows;
+  int64_t* src = all_order + img * rows;
+  int64_t* dst = all_spare + img * rows;
+  T* out_boxes = all_out_boxes + img * d.capacity * 4;
+  T* out_scores = all_out_scores + img * d.capacity;
+  for (int64_t i = 0; i < rows; ++i) src[i] = i;
+  for (int64_t width = 1; width < rows; width *= 2) {
+    for (int64_t lo = 0; lo < rows; lo += 2 * width) {
+      const int64_t mid = lo + width < rows ? lo + width : rows;
+      const int64_t hi = lo + 2 * width < rows ? lo + 2 * width : rows;
+      int64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = scores[src[j]] > scores[src[i]] ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    int64_t* sorted = dst;
+    dst = src;
+    src = sorted;
+  }
+  int64_t considered = rows;
+  if (d.pre_nms_top_n > 0 && d.pre_nms_top_n < rows) considered = d.pre_nms_top_n;
+  // The kept rows, best first, into dst; the selected ones will go into src.
+  int64_t* kept = dst;
+  int64_t num_kept = 0;
+  for (int64_t i = 0; i < considered; ++i) {
+    if (keep[src[i]] != 0) kept[num_kept++] = src[i];
+  }
+  if (num_kept == 0) {  // one zero box, as Paddle when nothing is left
+    for (int c = 0; c < 4; ++c) out_boxes[c] = T(0);
+    out_scores[0] = T(0);
+    counts[img] = 1;
+    return;
+  }
+  int64_t* selected = src;
+  int64_t num_selected = 0;
+  if (d.nms_thresh <= 0) {
+    for (int64_t i = 0; i < num_kept; ++i) selected[num_selected++] = kept[i];
+  } else {
+    T threshold = static_cast<T>(d.nms_thresh);
+    const bool normalized = !d.pixel_offset;
+    for (int64_t first = 0; first < num_kept;) {
+      int64_t last = first;
+      while (last + 1 < num_kept && !(scores[kept[last + 1]] < scores[kept[first]]) &&
+             !(scores[kept[first]] < scores[kept[last + 1]])) {
+        ++last;
+      }
+      for (int64_t i = last; i >= first; --i) {
+        const T* candidate = boxes + kept[i] * 4;
+        bool keep_it = true;
+        for (int64_t s = 0; s < num_selected; ++s) {
+          if (Overlap(candidate, boxes + selected[s] * 4, normalized) > threshold) {
+            keep_it = false;
+            break;
+          }
+        }
+        if (!keep_it) continue;
+        selected[num_selected++] = kept[i];
+        if (d.eta < 1 && threshold > 0.5) threshold *= d.eta;
+      }
+      first = last + 1;
+    }
+    if (d.post_nms_top_n > 0 && d.post_nms_top_n < num_selected) num_selected = d.post_nms_top_n;
+  }
+  for (int64_t s = 0; s < num_selected; ++s) {
+    for (int c = 0; c < 4; ++c) out_boxes[s * 4 + c] = boxes[selected[s] * 4 + c];
+    out_scores[s] = scores[selected[s]];
+  }
+  counts[img] = static_cast<int32_t>(num_selected);
+}
+
+// One thread per image: its proposals after those of the images before it.
+template <typename T>
+__global__ void PackProposalsKernel(ProposalDesc d, const T* proposal_boxes,
+                                    const T* proposal_scores, const int32_t* counts, T* rois,
+                                    T* probs) {
+  for (int64_t img = FirstIndex(); img < d.images; img += Step()) {
+    int64_t start = 0;
+    for (int64_t before = 0; before < img; ++before) start += counts[before];
+    const T* boxes = proposal_boxes + img * d.capacity * 4;
+    const T* scores = proposal_scores + img * d.capacity;
+    for (int64_t s = 0; s < counts[img]; ++s) {
+      for (int c = 0; c < 4; ++c) rois[(start + s) * 4 + c] = boxes[s * 4 + c];
+      probs[start + s] = scores[s];
+    }
+  }
+}
+
 // Calls f(T{}) with T = double or float.
 template <typename F>
 cudaError_t ByType(bool is_double, F&& f) {
@@ -490,6 +680,43 @@ cudaError_t LaunchRoiAlignGrad(bool is_double, const RoiAlignDesc& d, const void
     RoiAlignGradKernel<T><<<1, 1, 0, stream>>>(d, static_cast<const T*>(boxes), image,
                                                static_cast<const T*>(out_grad),
                                                static_cast<T*>(x_grad));
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t LaunchGenerateProposals(bool is_double, const ProposalDesc& d, const void* scores,
+                                    const void* deltas, const void* im_shape, const void* anchors,
+                                    const void* variances, const ProposalScratch& scratch,
+                                    cudaStream_t stream) {
+  if (d.images == 0) return cudaSuccess;
+  return ByType(is_double, [&](auto zero) -> cudaError_t {
+    using T = decltype(zero);
+    const int64_t total = d.images * d.rows;
+    if (total > 0) {
+      DecodeProposalsKernel<T><<<BlocksFor(total), kThreads, 0, stream>>>(
+          d, static_cast<const T*>(scores), static_cast<const T*>(deltas),
+          static_cast<const T*>(im_shape), static_cast<const T*>(anchors),
+          static_cast<const T*>(variances), static_cast<T*>(scratch.boxes),
+          static_cast<T*>(scratch.scores), scratch.keep);
+    }
+    SelectProposalsKernel<T><<<static_cast<unsigned>(d.images), 1, 0, stream>>>(
+        d, static_cast<const T*>(scratch.boxes), static_cast<const T*>(scratch.scores),
+        scratch.keep, scratch.order, scratch.spare, static_cast<T*>(scratch.proposal_boxes),
+        static_cast<T*>(scratch.proposal_scores), scratch.counts);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t LaunchPackProposals(bool is_double, const ProposalDesc& d,
+                                const ProposalScratch& scratch, void* rois, void* probs,
+                                cudaStream_t stream) {
+  if (d.images == 0) return cudaSuccess;
+  return ByType(is_double, [&](auto zero) -> cudaError_t {
+    using T = decltype(zero);
+    PackProposalsKernel<T><<<BlocksFor(d.images), kThreads, 0, stream>>>(
+        d, static_cast<const T*>(scratch.proposal_boxes),
+        static_cast<const T*>(scratch.proposal_scores), scratch.counts, static_cast<T*>(rois),
+        static_cast<T*>(probs));
     return cudaGetLastError();
   });
 }

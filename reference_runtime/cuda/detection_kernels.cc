@@ -1,12 +1,14 @@
 // The CUDA twins of the detection kernels (kernels/detection.cc): smooth_l1_loss and its grad,
 // sigmoid_cross_entropy_with_logits and its grad, affine_channel and its grad, anchor_generator,
-// roi_align and its grad — float32 and float64, with the CPU kernels' names, signatures,
-// attributes and errors; the arithmetic is in detection.cu. Not here: generate_proposals (its NMS
-// is sequential and data-dependent; still refused on the GPU) and rpn_target_assign (refused by
-// both runtimes: Paddle seeds its sampling from std::random_device).
+// roi_align and its grad, generate_proposals — float32 and float64, with the CPU kernels' names,
+// signatures, attributes and errors; the arithmetic is in detection.cu. Not here:
+// rpn_target_assign (refused by both runtimes: Paddle seeds its sampling from
+// std::random_device).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reference_runtime/cuda/cuda_kernel.h"
@@ -370,6 +372,108 @@ Status RunRoiAlignGrad(CudaKernelCall& call) {
   return Status::Ok();
 }
 
+// ---- generate_proposals
+
+StatusOr<ProposalDesc> ReadProposalAttrs(const CudaKernelCall& call, ProposalDesc d) {
+  IRM_ASSIGN_OR_RETURN(d.pre_nms_top_n, call.attrs.GetOr<int64_t>("pre_nms_top_n", 6000));
+  IRM_ASSIGN_OR_RETURN(d.post_nms_top_n, call.attrs.GetOr<int64_t>("post_nms_top_n", 1000));
+  IRM_ASSIGN_OR_RETURN(double nms_thresh, call.attrs.GetOr<double>("nms_thresh", 0.5));
+  IRM_ASSIGN_OR_RETURN(double min_size, call.attrs.GetOr<double>("min_size", 0.1));
+  IRM_ASSIGN_OR_RETURN(double eta, call.attrs.GetOr<double>("eta", 1.0));
+  IRM_ASSIGN_OR_RETURN(d.pixel_offset, call.attrs.GetOr<bool>("pixel_offset", true));
+  d.nms_thresh = static_cast<float>(nms_thresh);
+  d.min_size = static_cast<float>(min_size);
+  d.eta = static_cast<float>(eta);
+  // The CPU kernel's clip constant, by the same C library.
+  d.bbox_clip = std::log(1000.0 / 16.0);
+  return d;
+}
+
+// (scores [N, A, H, W], bbox_deltas [N, 4A, H, W], im_shape [N, 2], anchors, variances
+// [H, W, A, 4]) -> rpn_rois [R, 4], rpn_roi_probs [R, 1], rpn_rois_num (int32 [N]). The counts
+// come back to the host once, to size the outputs.
+Status RunGenerateProposals(CudaKernelCall& call) {
+  const char* kernel = "generate_proposals";
+  const DeviceTensor& scores = call.input(0);
+  const DeviceTensor& deltas = call.input(1);
+  const DeviceTensor& im_shape = call.input(2);
+  const DeviceTensor& anchors = call.input(3);
+  const DeviceTensor& variances = call.input(4);
+  for (const auto& [t, name] : {std::pair<const DeviceTensor*, const char*>{&scores, "scores"},
+                                {&deltas, "bbox_deltas"},
+                                {&im_shape, "im_shape"},
+                                {&anchors, "anchors"},
+                                {&variances, "variances"}}) {
+    IRM_RETURN_IF_ERROR(ExpectDType(*t, scores.dtype(), name));
+  }
+  if (scores.rank() != 4 || deltas.rank() != 4) {
+    return KernelError(fmt::format("generate_proposals: scores {} and bbox_deltas {} must be 4-D",
+                                   Described(scores), Described(deltas)));
+  }
+  ProposalDesc d;
+  d.images = scores.shape()[0];
+  d.anchors = scores.shape()[1];
+  d.height = scores.shape()[2];
+  d.width = scores.shape()[3];
+  d.rows = d.height * d.width * d.anchors;
+  d.capacity = d.rows > 0 ? d.rows : 1;
+  const int64_t rows = d.rows;
+  if (deltas.shape() != std::vector<int64_t>{d.images, 4 * d.anchors, d.height, d.width} ||
+      anchors.numel() != rows * 4 || variances.numel() != rows * 4 ||
+      im_shape.numel() < d.images * 2) {
+    return KernelError(
+        fmt::format("generate_proposals: bbox_deltas {} should be [{}, {}, {}, {}], anchors {} and "
+                    "variances {} hold {} boxes, im_shape {} two values per image",
+                    Described(deltas), d.images, 4 * d.anchors, d.height, d.width,
+                    Described(anchors), Described(variances), rows, Described(im_shape)));
+  }
+  IRM_ASSIGN_OR_RETURN(d, ReadProposalAttrs(call, d));
+  // No image, no proposal (and no division by the image count).
+  d.im_cols = d.images > 0 ? im_shape.numel() / d.images : 2;
+  const DType dtype = scores.dtype();
+  const int64_t n = d.images;
+  IRM_ASSIGN_OR_RETURN(DeviceTensor boxes,
+                       DeviceTensor::Uninitialized(dtype, {n, rows, 4}, kernel));
+  IRM_ASSIGN_OR_RETURN(DeviceTensor row_scores,
+                       DeviceTensor::Uninitialized(dtype, {n, rows}, kernel));
+  IRM_ASSIGN_OR_RETURN(DeviceTensor keep,
+                       DeviceTensor::Uninitialized(DType::kUInt8, {n, rows}, kernel));
+  IRM_ASSIGN_OR_RETURN(DeviceTensor order,
+                       DeviceTensor::Uninitialized(DType::kInt64, {n, rows}, kernel));
+  IRM_ASSIGN_OR_RETURN(DeviceTensor spare,
+                       DeviceTensor::Uninitialized(DType::kInt64, {n, rows}, kernel));
+  IRM_ASSIGN_OR_RETURN(DeviceTensor proposal_boxes,
+                       DeviceTensor::Uninitialized(dtype, {n, d.capacity, 4}, kernel));
+  IRM_ASSIGN_OR_RETURN(DeviceTensor proposal_scores,
+                       DeviceTensor::Uninitialized(dtype, {n, d.capacity}, kernel));
+  IRM_ASSIGN_OR_RETURN(DeviceTensor counts, DeviceTensor::Zeros(DType::kInt32, {n}, kernel));
+  ProposalScratch scratch;
+  scratch.boxes = boxes.raw();
+  scratch.scores = row_scores.raw();
+  scratch.keep = static_cast<uint8_t*>(keep.raw());
+  scratch.order = static_cast<int64_t*>(order.raw());
+  scratch.spare = static_cast<int64_t*>(spare.raw());
+  scratch.proposal_boxes = proposal_boxes.raw();
+  scratch.proposal_scores = proposal_scores.raw();
+  scratch.counts = static_cast<int32_t*>(counts.raw());
+  const bool is_double = IsDouble(scores);
+  IRM_RETURN_IF_ERROR(
+      LaunchStatus(LaunchGenerateProposals(is_double, d, scores.raw(), deltas.raw(), im_shape.raw(),
+                                           anchors.raw(), variances.raw(), scratch, Stream()),
+                   kernel));
+  IRM_ASSIGN_OR_RETURN(Tensor host_counts, HostCopy(counts, kernel));
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) total += host_counts.data<int32_t>()[i];
+  IRM_ASSIGN_OR_RETURN(DeviceTensor rois, DeviceTensor::Uninitialized(dtype, {total, 4}, kernel));
+  IRM_ASSIGN_OR_RETURN(DeviceTensor probs, DeviceTensor::Uninitialized(dtype, {total, 1}, kernel));
+  IRM_RETURN_IF_ERROR(LaunchStatus(
+      LaunchPackProposals(is_double, d, scratch, rois.raw(), probs.raw(), Stream()), kernel));
+  call.SetOutput(0, std::move(rois));
+  call.SetOutput(1, std::move(probs));
+  call.SetOutput(2, std::move(counts));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status RegisterCudaDetectionKernels(CudaKernelRegistry& registry) {
@@ -389,6 +493,7 @@ Status RegisterCudaDetectionKernels(CudaKernelRegistry& registry) {
       {"anchor_generator", &RunAnchorGenerator, {1, 1, 2}},
       {"roi_align", &RunRoiAlign, {2, 3, 1}},
       {"roi_align_grad", &RunRoiAlignGrad, {4, 4, 1}},
+      {"generate_proposals", &RunGenerateProposals, {5, 5, 3}},
   };
   for (const Entry& e : entries) {
     IRM_RETURN_IF_ERROR(RegisterForDTypes(registry, e.name, dtypes, e.fn, e.signature));

@@ -71,4 +71,44 @@ cudaError_t LaunchRoiAlignGrad(bool is_double, const RoiAlignDesc& d, const void
                                const int64_t* image, const void* out_grad, void* x_grad,
                                cudaStream_t stream);
 
+// generate_proposals over scores [N, A, H, W], bbox_deltas [N, 4A, H, W], im_shape (height, width
+// per image, `im_cols` values a row) and anchors, variances [H, W, A, 4]. `bbox_clip` is
+// log(1000 / 16) as the host's C library computes it (the CPU kernel's constant, not the
+// device's log).
+struct ProposalDesc {
+  int64_t images = 0, anchors = 0, height = 0, width = 0, im_cols = 2;
+  int64_t pre_nms_top_n = 6000, post_nms_top_n = 1000;
+  float nms_thresh = 0.5f, min_size = 0.1f, eta = 1.0f;
+  bool pixel_offset = true;
+  double bbox_clip = 0;
+  // height x width x anchors; and the proposals one image can have: every anchor, or the one
+  // zero box when none is left (max(rows, 1)). Set by the host.
+  int64_t rows = 0, capacity = 1;
+};
+// Device scratch the host allocates, per image: `rows` decoded boxes (4 values), scores (the
+// NHWC order) and keep flags, two index buffers of `rows` int64 for the sort; `capacity`
+// proposal boxes (4 values) and scores; and the count of each image's proposals.
+struct ProposalScratch {
+  void* boxes = nullptr;
+  void* scores = nullptr;
+  uint8_t* keep = nullptr;
+  int64_t* order = nullptr;
+  int64_t* spare = nullptr;
+  void* proposal_boxes = nullptr;
+  void* proposal_scores = nullptr;
+  int32_t* counts = nullptr;
+};
+// Decodes, clips and filters every anchor of every image (one thread per anchor), then sorts,
+// cuts and suppresses on ONE thread per image in the CPU's order, leaving each image's proposals
+// and their count in the scratch.
+cudaError_t LaunchGenerateProposals(bool is_double, const ProposalDesc& d, const void* scores,
+                                    const void* deltas, const void* im_shape, const void* anchors,
+                                    const void* variances, const ProposalScratch& scratch,
+                                    cudaStream_t stream);
+// Packs the images' proposals one after the other into rois [R, 4] and probs [R, 1] (R = the sum
+// of the counts); one thread per image.
+cudaError_t LaunchPackProposals(bool is_double, const ProposalDesc& d,
+                                const ProposalScratch& scratch, void* rois, void* probs,
+                                cudaStream_t stream);
+
 }  // namespace irm::rt::cuda

@@ -1,8 +1,9 @@
 // The CUDA twins of the elementwise kernels beyond elementwise_kernels.cc: floor_divide,
 // remainder, elementwise_pow and its grad, floor and its (zero) grad, increment — the CPU kernels'
-// names, signatures, dtypes, attributes and errors (kernels/elementwise.cc). An integer divisor of
-// zero is found on the device (the first in y's order) and reported by element as the CPU does,
-// before anything is divided. (Integer divide is written, not registered: see the registration.)
+// names, signatures, dtypes, attributes and errors (kernels/elementwise.cc) — and divide on int32
+// and int64 (the floating divide is elementwise_kernels.cc's). An integer divisor of zero is found
+// on the device (the first in y's order) and reported by element as the CPU does, before anything
+// is divided.
 // Device code in elementwise_more.cu.
 #include <fmt/format.h>
 
@@ -146,10 +147,10 @@ Status RegisterCudaElementwiseMoreKernels(CudaKernelRegistry& registry) {
   const std::initializer_list<DType> arithmetic = {DType::kFloat32, DType::kFloat64,
                                                    DType::kFloat16, DType::kBFloat16,
                                                    DType::kInt32,   DType::kInt64};
-  // The floating divide is elementwise_kernels.cc's. The integer divide (RunArith<kDivide>,
-  // zero divisors found on the device) is not registered yet: the registry tests still use it as
-  // their example of a kernel the GPU has for some dtypes only (cuda_registry_test.cc,
-  // gpu_kernel_registry_test.cc); registering it is one line here once they take another example.
+  // The floating divide is elementwise_kernels.cc's; the integer one is here, beside the other
+  // integer kernels whose zero divisors are found on the device.
+  IRM_RETURN_IF_ERROR(RegisterForDTypes(registry, "divide", {DType::kInt32, DType::kInt64},
+                                        &RunArith<ArithOp::kDivide>, binary));
   IRM_RETURN_IF_ERROR(RegisterForDTypes(registry, "floor_divide", arithmetic,
                                         &RunArith<ArithOp::kFloorDivide>, binary));
   IRM_RETURN_IF_ERROR(
