@@ -246,7 +246,11 @@ Status Flow::Plan() {
                                                   ScratchDir("serial_pir"), 0, "main.json")));
     if (pipelined_) {
       // One process mesh per stage on the new IR's own passes (engine_pipeline.h), each of its
-      // stage's data- and tensor-parallel ranks.
+      // stage's data- and tensor-parallel ranks. Megatron placements a stage cannot split are
+      // refused here, by the new IR's rule, before anything is built.
+      if (strategy_.mp_degree > 1) {
+        IRM_RETURN_IF_ERROR(newir::MegatronPlacementsOver(main, strategy_.mp_degree).status());
+      }
       Progress(EngineStage::kPlan,
                fmt::format("(pir) {}: {} stage meshes of {} ranks{}, split by the new IR's "
                            "pipeline pass ({})",

@@ -304,9 +304,8 @@ void DropUnusedMeshes(Program& program) {
 // A reshard inside a stage (the data-parallel gradient's all-reduce before its optimizer op, the
 // loss's) runs in its reader's role and chunk, as Paddle creates reshards under their consumer's
 // role (static/pir_pass.py reshard_single_value: pir_op_role_guard), so that the job split
-// places what it lowers to.
-// With several readers (a tensor-parallel all-reduce read by a forward op and by its grad op),
-// the first in program order: the reshard runs before any of them.
+// places what it lowers to. With several readers (a tensor-parallel all-reduce read by a forward
+// op and by its grad op), the first in program order's: the reshard runs before any of them.
 void TagReshardsWithTheirReaders(Program& program) {
   std::map<const Operation*, size_t> position;
   for (Operation* op : program.block().ops()) position.emplace(op, position.size());
