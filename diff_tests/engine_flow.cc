@@ -149,7 +149,7 @@ class Flow {
 
   Status Build();
   Status Plan();
-  StatusOr<corpus::ModelBundle> LegacyDistributed(schedules::JobListIr job_lists);
+  StatusOr<corpus::ModelBundle> LegacyDistributed();
   Status ParallelLegacy();
   Status ParallelPir();
   Status ParallelPirPipeline();
@@ -278,19 +278,19 @@ Status Flow::Plan() {
   return Status::Ok();
 }
 
-StatusOr<corpus::ModelBundle> Flow::LegacyDistributed(schedules::JobListIr job_lists) {
+StatusOr<corpus::ModelBundle> Flow::LegacyDistributed() {
   corpus::ModelBundle made;
   if (options_.serial_bundle.empty()) {
     corpus::ModelRecipe recipe = options_.recipe;
     recipe.strategy = strategy_;
     recipe.batch_size = options_.batch_size;
     recipe.steps = steps_;
-    recipe.job_lists = job_lists;
+    recipe.job_lists = schedules::JobListIr::kLegacy;
     IRM_ASSIGN_OR_RETURN(made, corpus::MakeModelBundle(recipe));
   } else {
     // A serial bundle's programs through the passes as MakeModelBundle puts a zoo model's.
     oldir::passes::ApplyStrategyOptions apply;
-    apply.job_lists = job_lists;
+    apply.job_lists = schedules::JobListIr::kLegacy;
     made.bundle = serial_bundle_;
     if (strategy_.pipeline.enable) {
       const int accumulate = strategy_.pipeline.accumulate_steps;
@@ -320,7 +320,7 @@ StatusOr<corpus::ModelBundle> Flow::LegacyDistributed(schedules::JobListIr job_l
 }
 
 Status Flow::ParallelLegacy() {
-  IRM_ASSIGN_OR_RETURN(corpus::ModelBundle made, LegacyDistributed(schedules::JobListIr::kLegacy));
+  IRM_ASSIGN_OR_RETURN(corpus::ModelBundle made, LegacyDistributed());
   for (size_t r = 0; r < made.ranks.size(); ++r) {
     const oldir::passes::RankPrograms& rank = made.ranks[r];
     int64_t job_ops = rank.main.num_ops();
@@ -359,15 +359,22 @@ Status Flow::ParallelPir() {
   return WriteParallelizedBundle(made, Dir("pir"));
 }
 
-// Pipelines on the new IR's road: stages as process meshes (engine_pipeline.h). The legacy
-// road's bundle of the same strategy gives the feeds, fetches and micro-batches, with the job
-// lists in their PIR form where Paddle has one.
+// Pipelines on the new IR's road: stages as process meshes (engine_pipeline.h). The bundle keeps
+// the serial one's feeds (the whole batch of a step, cut into micro-batches by the plans), seed
+// and fetches.
 Status Flow::ParallelPirPipeline() {
-  const std::string& mode = strategy_.pipeline.schedule_mode;
-  const bool has_pir_form = mode == "FThenB" || mode == "1F1B" || mode == "VPP";
-  IRM_ASSIGN_OR_RETURN(
-      corpus::ModelBundle made,
-      LegacyDistributed(has_pir_form ? schedules::JobListIr::kPir : schedules::JobListIr::kLegacy));
+  const int accumulate = strategy_.pipeline.accumulate_steps;
+  if (accumulate < 1 || options_.batch_size % accumulate != 0) {
+    return Status(
+        StatusCode::kInvalidArgument, Location::File("--batch-size"),
+        fmt::format("{} rows do not split into {} micro-batches", options_.batch_size, accumulate));
+  }
+  oldir::Bundle like = serial_bundle_;
+  like.steps = steps_;
+  like.micro_batches = accumulate;
+  for (oldir::FeedSpec& feed : like.feeds) {
+    if (!feed.shape.empty() && feed.shape[0] == -1) feed.shape[0] = options_.batch_size;
+  }
   PirPipelineOptions pipeline;
   pipeline.strategy = strategy_;
   pipeline.send_to_the_wrong_peer = options_.test_fault.pipeline_wrong_peer;
@@ -377,8 +384,8 @@ Status Flow::ParallelPirPipeline() {
   PirPipelineFromSerial serial;
   serial.serial_pir_dir = ScratchDir("serial_pir");
   serial.legacy_serial_main = &serial_main_;
-  serial.like = &made.bundle;
-  serial.micro_batch_size = options_.batch_size / std::max(1, strategy_.pipeline.accumulate_steps);
+  serial.like = &like;
+  serial.micro_batch_size = options_.batch_size / accumulate;
   IRM_ASSIGN_OR_RETURN(pir_comm_failure_, WritePirPipelineFromSerial(serial, pipeline, Dir("pir")));
   return Status::Ok();
 }

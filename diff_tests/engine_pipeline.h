@@ -36,8 +36,7 @@ struct PirPipelineFromSerial {
   std::string serial_pir_dir;  // the translated serial bundle (one rank, startup and main)
   // The legacy serial main program, whose parameters give the layer units (FindLayerUnits).
   const oldir::Program* legacy_serial_main = nullptr;
-  // The bundle's feeds, fetches, steps, seed and micro_batches (the legacy road's, which reads
-  // the same micro-batches).
+  // The bundle's feeds (a step's whole batch), fetches, steps, seed and micro_batches.
   const oldir::Bundle* like = nullptr;
   int64_t micro_batch_size = 1;
 };
