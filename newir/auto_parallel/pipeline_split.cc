@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "newir/auto_parallel/op_roles.h"
 #include "newir/builder.h"
 #include "newir/operation.h"
 #include "newir/value.h"
@@ -20,10 +21,6 @@ namespace irm::newir {
 namespace {
 
 namespace sched = irm::schedules;
-
-// Paddle's OpRole bits (paddle/phi/core/framework/op_proto_maker.h).
-constexpr int kBackwardRole = 0x1;
-constexpr int kOptimizeRole = 0x2;
 
 // Where an op of the stage program goes.
 enum class Placement {
