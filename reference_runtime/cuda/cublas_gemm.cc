@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <optional>
 
 #include "reference_runtime/cuda/device_allocator.h"
 #include "reference_runtime/cuda/device_tensor.h"
@@ -57,12 +58,51 @@ StatusOr<cublasHandle_t> DeterministicHandle(std::string_view op) {
 
 bool FitsInt(int64_t v) { return v >= 0 && v <= std::numeric_limits<int>::max(); }
 
+struct GemmTypes {
+  cudaDataType_t operands;
+  cudaDataType_t c;
+  cublasComputeType_t compute;
+};
+
+// The cuBLAS types of operands of `dtype` written into c of `c_dtype`, or nothing for a pair
+// cuBLAS is not asked to do here.
+std::optional<GemmTypes> TypesOf(DType dtype, DType c_dtype) {
+  switch (dtype) {
+    case DType::kFloat64:
+      if (c_dtype != dtype) return std::nullopt;
+      return GemmTypes{CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F_PEDANTIC};
+    case DType::kFloat32:
+      if (c_dtype != dtype) return std::nullopt;
+      return GemmTypes{CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC};
+    case DType::kFloat16:
+    case DType::kBFloat16: {
+      const cudaDataType_t half = dtype == DType::kFloat16 ? CUDA_R_16F : CUDA_R_16BF;
+      if (c_dtype == dtype) return GemmTypes{half, half, CUBLAS_COMPUTE_32F_PEDANTIC};
+      if (c_dtype == DType::kFloat32) {
+        return GemmTypes{half, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC};
+      }
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 Status RunRowMajorGemm(DType dtype, const RowMajorGemm& g, std::string_view op) {
-  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) {
+  const DType c_dtype = g.c_dtype.value_or(dtype);
+  const std::optional<GemmTypes> types = TypesOf(dtype, c_dtype);
+  if (!types.has_value()) {
     return Status(StatusCode::kInternal, Location{},
-                  fmt::format("gpu: {}: no row-major GEMM for {}", op, DTypeName(dtype)));
+                  c_dtype == dtype
+                      ? fmt::format("gpu: {}: no row-major GEMM for {}", op, DTypeName(dtype))
+                      : fmt::format("gpu: {}: no row-major GEMM of {} operands into {}", op,
+                                    DTypeName(dtype), DTypeName(c_dtype)));
+  }
+  if (g.single_gemm_ex && g.batches != 1) {
+    return Status(StatusCode::kInternal, Location{},
+                  fmt::format("gpu: {}: one cublasGemmEx asked for {} batches", op, g.batches));
   }
   if (g.m == 0 || g.n == 0 || g.k == 0 || g.batches == 0) return Status::Ok();
   const int64_t lda = g.trans_a ? g.m : g.k;  // the stored row lengths
@@ -74,22 +114,30 @@ Status RunRowMajorGemm(DType dtype, const RowMajorGemm& g, std::string_view op) 
     }
   }
   IRM_ASSIGN_OR_RETURN(cublasHandle_t handle, DeterministicHandle(op));
+  // alpha and beta in the compute type: double for float64, float otherwise.
   const bool f64 = dtype == DType::kFloat64;
   const double one64 = 1.0, zero64 = 0.0;
   const float one32 = 1.0f, zero32 = 0.0f;
   const void* alpha = f64 ? static_cast<const void*>(&one64) : &one32;
-  const void* beta = f64 ? static_cast<const void*>(&zero64) : &zero32;
-  const cudaDataType_t type = f64 ? CUDA_R_64F : CUDA_R_32F;
-  const cublasComputeType_t compute =
-      f64 ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_32F_PEDANTIC;
+  const void* beta = g.accumulate ? (f64 ? static_cast<const void*>(&one64) : &one32)
+                                  : (f64 ? static_cast<const void*>(&zero64) : &zero32);
+  const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   // Row-major c = op(a) · op(b) is column-major cᵀ = op(b)ᵀ · op(a)ᵀ: cuBLAS gets b first.
+  if (g.single_gemm_ex) {
+    return CublasError(
+        cublasGemmEx(handle, op_b, op_a, static_cast<int>(g.n), static_cast<int>(g.m),
+                     static_cast<int>(g.k), alpha, g.b, types->operands, static_cast<int>(ldb), g.a,
+                     types->operands, static_cast<int>(lda), beta, g.c, types->c,
+                     static_cast<int>(g.n), types->compute, CUBLAS_GEMM_DEFAULT),
+        op, "cublasGemmEx");
+  }
   return CublasError(
       cublasGemmStridedBatchedEx(
-          handle, g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
-          static_cast<int>(g.n), static_cast<int>(g.m), static_cast<int>(g.k), alpha, g.b, type,
-          static_cast<int>(ldb), g.stride_b, g.a, type, static_cast<int>(lda), g.stride_a, beta,
-          g.c, type, static_cast<int>(g.n), g.stride_c, static_cast<int>(g.batches), compute,
-          CUBLAS_GEMM_DEFAULT),
+          handle, op_b, op_a, static_cast<int>(g.n), static_cast<int>(g.m), static_cast<int>(g.k),
+          alpha, g.b, types->operands, static_cast<int>(ldb), g.stride_b, g.a, types->operands,
+          static_cast<int>(lda), g.stride_a, beta, g.c, types->c, static_cast<int>(g.n), g.stride_c,
+          static_cast<int>(g.batches), types->compute, CUBLAS_GEMM_DEFAULT),
       op, "cublasGemmStridedBatchedEx");
 }
 

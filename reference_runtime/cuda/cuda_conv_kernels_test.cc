@@ -14,40 +14,15 @@
 
 #include "reference_runtime/cuda/cuda_kernel.h"
 #include "reference_runtime/cuda/gpu_test_support.h"
-#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt::cuda {
 namespace {
 
-using rt::testing::ExpectClose;
-using rt::testing::FromDoubles;
-using rt::testing::RandomTensor;
-using rt::testing::RunKernel;
-using rt::testing::ToDoubles;
-using rt::testing::ToleranceFor;
-using rt::testing::TryRunKernel;
-using testing::RunGpu;
-using testing::TryRunGpu;
+using namespace testing;  // NOLINT(build/namespaces): the GPU tests' helpers (gpu_test_support.h)
 
 constexpr DType kConvDTypes[] = {DType::kFloat32, DType::kFloat64};
 constexpr const char* kConvNetKernels[] = {"conv2d",      "conv2d_grad", "pool2d",
                                            "pool2d_grad", "batch_norm",  "batch_norm_grad"};
-
-// Each defined output bit for bit equal to the other run's (`whose`: "the CPU kernel's").
-void ExpectSameBits(const std::vector<Tensor>& gpu, const std::vector<Tensor>& other,
-                    const std::string& what, const std::string& whose) {
-  ASSERT_EQ(gpu.size(), other.size()) << what;
-  for (size_t i = 0; i < gpu.size(); ++i) {
-    ASSERT_EQ(gpu[i].defined(), other[i].defined()) << what << " output " << i;
-    if (!gpu[i].defined()) continue;
-    EXPECT_TRUE(gpu[i].BitwiseEqual(other[i]))
-        << what << " output " << i << " differs from " << whose << " bits";
-  }
-}
-void ExpectCpuBits(const std::vector<Tensor>& gpu, const std::vector<Tensor>& cpu,
-                   const std::string& what) {
-  ExpectSameBits(gpu, cpu, what, "the CPU kernel's");
-}
 
 // Element (i, ch, y, x) of an [N, C, H, W] tensor stored NCHW or NHWC.
 int64_t Index(bool nhwc, int64_t c, int64_t hh, int64_t ww, int64_t i, int64_t ch, int64_t y,

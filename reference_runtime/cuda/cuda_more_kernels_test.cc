@@ -14,28 +14,11 @@
 
 #include "reference_runtime/cuda/gpu_kernel_registry.h"
 #include "reference_runtime/cuda/gpu_test_support.h"
-#include "reference_runtime/kernels/kernel_test_support.h"
 
 namespace irm::rt::cuda {
 namespace {
 
-using rt::testing::ExpectClose;
-using rt::testing::FromDoubles;
-using rt::testing::RandomTensor;
-using rt::testing::RunKernel;
-using rt::testing::ToDoubles;
-using rt::testing::ToleranceFor;
-using testing::RunGpu;
-using testing::TryRunGpu;
-
-constexpr DType kFloating[] = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16};
-
-// Exact equality of two results (dtype, shape, bytes), with what differs.
-void ExpectCpuBits(const Tensor& gpu, const Tensor& cpu, const std::string& what) {
-  ASSERT_TRUE(gpu.defined()) << what;
-  ASSERT_TRUE(cpu.defined()) << what;
-  EXPECT_TRUE(gpu.BitwiseEqual(cpu)) << what << " differs from the CPU kernel's bits";
-}
+using namespace testing;  // NOLINT(build/namespaces): the GPU tests' helpers (gpu_test_support.h)
 
 // ---- coverage (no GPU needed)
 // ----------------------------------------------------------------------

@@ -12,38 +12,17 @@
 #include <vector>
 
 #include "reference_runtime/cuda/gpu_test_support.h"
-#include "reference_runtime/kernels/kernel_test_support.h"
 #include "reference_runtime/philox.h"
 
 namespace irm::rt::cuda {
 namespace {
 
-using rt::testing::ExpectClose;
-using rt::testing::RandomTensor;
-using rt::testing::RunKernel;
-using rt::testing::ToDoubles;
-using rt::testing::ToleranceFor;
-using testing::RunGpu;
-using testing::TryRunGpu;
-
-constexpr DType kFloating[] = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16};
+using namespace testing;  // NOLINT(build/namespaces): the GPU tests' helpers (gpu_test_support.h)
 
 int64_t NumelOf(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
-}
-
-// Each defined output bit for bit equal to the CPU kernel's.
-void ExpectCpuBits(const std::vector<Tensor>& gpu, const std::vector<Tensor>& cpu,
-                   const std::string& what) {
-  ASSERT_EQ(gpu.size(), cpu.size()) << what;
-  for (size_t i = 0; i < gpu.size(); ++i) {
-    ASSERT_EQ(gpu[i].defined(), cpu[i].defined()) << what << " output " << i;
-    if (!gpu[i].defined()) continue;
-    EXPECT_TRUE(gpu[i].BitwiseEqual(cpu[i]))
-        << what << " output " << i << " differs from the CPU kernel's bits";
-  }
 }
 
 KernelContext RandomContext(uint64_t seed, std::string_view name) {

@@ -276,6 +276,11 @@ StatusOr<RoiAlignDesc> CheckRoiAlign(const CudaKernelCall& call, const DeviceTen
                     "of its dtype",
                     Described(x), Described(boxes)));
   }
+  // Bilinear sampling reads the map's neighbours: an empty map has none to read.
+  if (x.shape()[2] < 1 || x.shape()[3] < 1) {
+    return KernelError(
+        fmt::format("roi_align: x {} has an empty map: H and W must be >= 1", Described(x)));
+  }
   RoiAlignDesc d;
   IRM_ASSIGN_OR_RETURN(d.pooled_height, call.attrs.GetOr<int64_t>("pooled_height", 1));
   IRM_ASSIGN_OR_RETURN(d.pooled_width, call.attrs.GetOr<int64_t>("pooled_width", 1));

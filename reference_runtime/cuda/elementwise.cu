@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "reference_runtime/cuda/device_numeric.cuh"
+#include "reference_runtime/cuda/grad_walk.cuh"
 #include "reference_runtime/cuda/launch.h"
 
 namespace irm::rt::cuda {
@@ -62,31 +63,11 @@ __global__ void BinaryGradKernel(GradPlan plan, const T* self, const T* other, c
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; j < plan.self_numel;
        j += step) {
-    int64_t out_base = 0;
-    int64_t other_base = 0;
-    int64_t rest = j;
-    for (int d = plan.kept.rank - 1; d >= 0; --d) {
-      const int64_t index = rest % plan.kept.dims[d];
-      rest /= plan.kept.dims[d];
-      out_base += index * plan.kept.strides[d];
-      other_base += index * plan.other_kept_strides[d];
-    }
     const C self_value = Load(self[j]);
-    C sum = 0;
-    for (int64_t r = 0; r < plan.reduce_count; ++r) {
-      int64_t out_offset = out_base;
-      int64_t other_offset = other_base;
-      int64_t q = r;
-      for (int d = plan.reduced.rank - 1; d >= 0; --d) {
-        const int64_t index = q % plan.reduced.dims[d];
-        q /= plan.reduced.dims[d];
-        out_offset += index * plan.reduced.strides[d];
-        other_offset += index * plan.other_reduced_strides[d];
-      }
-      sum += GradTerm<kOp, kSelfIsY>(Load(out_grad[out_offset]), Load(other[other_offset]),
+    grad[j] = Store<T>(SumGradTerms<C>(plan, j, [&](int64_t out_offset, int64_t other_offset) {
+      return GradTerm<kOp, kSelfIsY>(Load(out_grad[out_offset]), Load(other[other_offset]),
                                      out != nullptr ? Load(out[out_offset]) : C(0), self_value);
-    }
-    grad[j] = Store<T>(sum);
+    }));
   }
 }
 

@@ -1,8 +1,7 @@
 // The CUDA elementwise family, host side: add, subtract, multiply, divide, maximum, the grads of
 // the first four, scale, full, full_like and cast, with the CPU kernels' names, signatures,
 // attributes, dtypes and errors (kernels/elementwise.cc, kernels/creation.cc, kernels/cast.cc).
-// Integer divide is not on the GPU yet: it needs a device check for zero divisors, which the CPU
-// kernel reports by element.
+// Integer divide is elementwise_more_kernels.cc's (zero divisors found on the device).
 #include <fmt/format.h>
 
 #include <cstring>
@@ -11,6 +10,7 @@
 
 #include "reference_runtime/cuda/cuda_kernel.h"
 #include "reference_runtime/cuda/launch.h"
+#include "reference_runtime/cuda/walk_plans.h"
 #include "reference_runtime/kernels/axes.h"
 #include "reference_runtime/kernels/broadcast.h"
 #include "reference_runtime/kernels/convert.h"
@@ -22,11 +22,6 @@ namespace {
 constexpr DType kFloating[] = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16};
 constexpr DType kArithmetic[] = {DType::kFloat32,  DType::kFloat64, DType::kFloat16,
                                  DType::kBFloat16, DType::kInt32,   DType::kInt64};
-
-Status TooManyDims(std::string_view kernel, const std::vector<int64_t>& shape) {
-  return KernelError(fmt::format("gpu {}: shape {} has more than {} dims after merging", kernel,
-                                 ShapeToString(shape), kMaxDims));
-}
 
 // The kernel name of a binary op and the dtype the registry dispatched on are passed through the
 // call's context-free entry points below, one per (op, grad) pair.
@@ -44,49 +39,16 @@ Status RunBinary(CudaKernelCall& call) {
   const DeviceTensor& x = call.input(0);
   const DeviceTensor& y = call.input(1);
   IRM_RETURN_IF_ERROR(ExpectDType(y, x.dtype(), "y"));
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> shape, BroadcastShapes(x.shape(), y.shape()));
-  const BroadcastWalk<2> plan = PlanBroadcast<2>(shape, {&x.shape(), &y.shape()});
-  if (plan.dims.size() > static_cast<size_t>(kMaxDims)) return TooManyDims(OpName<kOp>(), shape);
-  Walk xw;
-  Walk yw;
-  xw.rank = yw.rank = static_cast<int>(plan.dims.size());
-  for (size_t d = 0; d < plan.dims.size(); ++d) {
-    xw.dims[d] = yw.dims[d] = plan.dims[d];
-    xw.strides[d] = plan.strides[0][d];
-    yw.strides[d] = plan.strides[1][d];
-  }
+  IRM_ASSIGN_OR_RETURN(const BinaryWalks walks,
+                       PlanBinaryWalks(x.shape(), y.shape(), OpName<kOp>()));
   IRM_ASSIGN_OR_RETURN(Elem elem, ElemOf(x.dtype()));
   IRM_ASSIGN_OR_RETURN(DeviceTensor out,
-                       DeviceTensor::Uninitialized(x.dtype(), shape, OpName<kOp>()));
+                       DeviceTensor::Uninitialized(x.dtype(), walks.shape, OpName<kOp>()));
   IRM_RETURN_IF_ERROR(LaunchStatus(
-      LaunchBinary(kOp, elem, out.numel(), xw, yw, x.raw(), y.raw(), out.raw(), Stream()),
+      LaunchBinary(kOp, elem, out.numel(), walks.x, walks.y, x.raw(), y.raw(), out.raw(), Stream()),
       OpName<kOp>()));
   call.SetOutput(0, std::move(out));
   return Status::Ok();
-}
-
-// The plan of one operand's grad: `self` and `other` broadcast to `out`.
-StatusOr<GradPlan> PlanGrad(const std::vector<int64_t>& self, const std::vector<int64_t>& other,
-                            const std::vector<int64_t>& out, std::string_view kernel) {
-  const std::vector<int64_t> out_strides = ContiguousStrides(out);
-  const std::vector<int64_t> other_strides = BroadcastStrides(other, out);
-  const size_t lead = out.size() - self.size();
-  GradPlan plan;
-  plan.self_numel = 1;
-  for (int64_t d : self) plan.self_numel *= d;
-  for (size_t d = 0; d < out.size(); ++d) {
-    const int64_t self_dim = d < lead ? 1 : self[d - lead];
-    const bool reduced = self_dim == 1 && out[d] != 1;
-    Walk& walk = reduced ? plan.reduced : plan.kept;
-    int64_t* other_out = reduced ? plan.other_reduced_strides : plan.other_kept_strides;
-    if (walk.rank == kMaxDims) return TooManyDims(kernel, out);
-    walk.dims[walk.rank] = out[d];
-    walk.strides[walk.rank] = out_strides[d];
-    other_out[walk.rank] = other_strides[d];
-    ++walk.rank;
-    if (reduced) plan.reduce_count *= out[d];
-  }
-  return plan;
 }
 
 // x, y, out_grad (divide_grad: x, y, out, out_grad) -> x_grad, y_grad.
@@ -118,7 +80,8 @@ Status RunBinaryGrad(CudaKernelCall& call) {
     if (!call.wants_output(static_cast<size_t>(which))) continue;
     const DeviceTensor& self = which == 0 ? x : y;
     const DeviceTensor& other = which == 0 ? y : x;
-    IRM_ASSIGN_OR_RETURN(GradPlan plan, PlanGrad(self.shape(), other.shape(), shape, kernel));
+    IRM_ASSIGN_OR_RETURN(GradPlan plan,
+                         PlanOperandGrad(self.shape(), other.shape(), shape, kernel));
     IRM_ASSIGN_OR_RETURN(DeviceTensor grad,
                          DeviceTensor::Uninitialized(x.dtype(), self.shape(), kernel));
     IRM_RETURN_IF_ERROR(

@@ -8,6 +8,7 @@
 
 #include "reference_runtime/cuda/device_numeric.cuh"
 #include "reference_runtime/cuda/elementwise_more_launch.h"
+#include "reference_runtime/cuda/grad_walk.cuh"
 
 namespace irm::rt::cuda {
 namespace {
@@ -163,33 +164,13 @@ __global__ void PowGradKernel(GradPlan plan, const T* self, const T* other, cons
                               T* grad) {
   using C = Compute<T>;
   for (int64_t j = FirstIndex(); j < plan.self_numel; j += Step()) {
-    int64_t out_base = 0;
-    int64_t other_base = 0;
-    int64_t rest = j;
-    for (int d = plan.kept.rank - 1; d >= 0; --d) {
-      const int64_t index = rest % plan.kept.dims[d];
-      rest /= plan.kept.dims[d];
-      out_base += index * plan.kept.strides[d];
-      other_base += index * plan.other_kept_strides[d];
-    }
     const C self_value = Load(self[j]);
-    C sum = 0;
-    for (int64_t r = 0; r < plan.reduce_count; ++r) {
-      int64_t out_offset = out_base;
-      int64_t other_offset = other_base;
-      int64_t q = r;
-      for (int d = plan.reduced.rank - 1; d >= 0; --d) {
-        const int64_t index = q % plan.reduced.dims[d];
-        q /= plan.reduced.dims[d];
-        out_offset += index * plan.reduced.strides[d];
-        other_offset += index * plan.other_reduced_strides[d];
-      }
+    grad[j] = Store<T>(SumGradTerms<C>(plan, j, [&](int64_t out_offset, int64_t other_offset) {
       const C g = Load(out_grad[out_offset]);
       const C x = kSelfIsY ? Load(other[other_offset]) : self_value;
       const C y = kSelfIsY ? self_value : Load(other[other_offset]);
-      sum += kSelfIsY ? g * log(x) * pow(x, y) : g * y * pow(x, y - C(1));
-    }
-    grad[j] = Store<T>(sum);
+      return kSelfIsY ? g * log(x) * pow(x, y) : g * y * pow(x, y - C(1));
+    }));
   }
 }
 

@@ -2,7 +2,8 @@
 // gather_grad (kernels/indexing.cc), shape, share_data and assign_out (kernels/manipulation.cc),
 // set_value, set_value_with_tensor and set_value_with_tensor_grad (kernels/set_value.cc) — the CPU
 // kernels' names, signatures, dtypes, attributes and errors. They run on launch.h's launchers: the
-// host checks the indices and plans the rows or the strided slice, the device moves elements.
+// host checks the indices and plans the rows or the strided slice (set_value's with the CPU's
+// plan, kernels/set_value_plan.h), the device moves elements.
 // gather_grad adds each x row's out_grad rows in increasing position (embedding_grad's sorted
 // sums), and set_value_with_tensor_grad's values_grad sums the slice in C order (add_grad's sums):
 // both in the CPU's order, so the bits are the CPU's.
@@ -11,17 +12,15 @@
 // fresh host tensor (gpu_kernel_registry.h), so storage is not shared across it in any case.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <numeric>
 #include <vector>
 
 #include "reference_runtime/cuda/cuda_kernel.h"
 #include "reference_runtime/cuda/launch.h"
 #include "reference_runtime/cuda/walk_plans.h"
-#include "reference_runtime/dtype_visit.h"
 #include "reference_runtime/kernels/axes.h"
 #include "reference_runtime/kernels/broadcast.h"
-#include "reference_runtime/kernels/convert.h"
+#include "reference_runtime/kernels/set_value_plan.h"
 
 namespace irm::rt::cuda {
 namespace {
@@ -168,130 +167,47 @@ Status RunCopy(CudaKernelCall& call) {
 // ---- set_value
 // -----------------------------------------------------------------------------------
 
-// Where the value lands (kernels/set_value.cc's plan): the slice's shape, the shape the value
-// broadcasts to, and the slice as a walk (element j of the slice in C order is at base +
-// WalkOffset(slice, j) in the target).
+// A device tensor as the set_value plan sees it, worded as the CPU words its operands
+// ("float32[2, 3]", not "... on gpu"), so that set_value's errors read alike on both devices.
+class HostWorded {
+ public:
+  explicit HostWorded(const DeviceTensor& t) : t_(&t) {}
+  DType dtype() const { return t_->dtype(); }
+  const std::vector<int64_t>& shape() const { return t_->shape(); }
+  int64_t numel() const { return t_->numel(); }
+  std::string Describe() const { return Described(*t_); }
+
+ private:
+  const DeviceTensor* t_;
+};
+
+// The planned slice (kernels/set_value_plan.h) as a walk: element j of the slice in C order is at
+// base + WalkOffset(slice, j) in the target.
 struct SlicePlan {
-  std::vector<int64_t> slice_shape;
-  std::vector<int64_t> value_shape;
+  plan::SetValuePlan shapes;
   int64_t base = 0;
   Walk slice;
   int64_t count = 0;
 };
 
-struct AxisRange {
-  int64_t start = 0;
-  int64_t count = 0;
-};
-
-// Paddle's slice rules on one axis (phi's CheckAndUpdateSliceAttrs, GetSliceDims), as the CPU's.
-StatusOr<AxisRange> RangeOnAxis(int64_t dim, int64_t start, int64_t end, int64_t step, int axis,
-                                std::string_view kernel) {
-  if (dim == 0) return AxisRange{};
-  start = std::max<int64_t>(start < 0 ? start + dim : start, 0);
-  end = std::min(step > 0 && end < 0 ? end + dim : end, dim);
-  if (step > 0) {
-    start = std::min(start, dim);
-    end = std::max<int64_t>(end, 0);
-    if (end < start) {
-      return KernelError(fmt::format("{}: on axis {} end {} is before start {} with step {}",
-                                     kernel, axis, end, start, step));
-    }
-    return AxisRange{start, (end - start + step - 1) / step};
-  }
-  start = std::min(start, dim - 1);
-  if (end < -1) end += dim;
-  end = std::max<int64_t>(end, -1);
-  if (start < end) {
-    return KernelError(fmt::format("{}: on axis {} start {} is before end {} with step {}", kernel,
-                                   axis, start, end, step));
-  }
-  return AxisRange{start, (end - start + step + 1) / step};
-}
-
-StatusOr<int> AxisOf(int64_t axis, const DeviceTensor& t, std::string_view kernel,
-                     std::string_view what, std::string_view operand) {
-  const int64_t rank = t.rank();
-  if (axis < -rank || axis >= rank) {
-    return KernelError(fmt::format("{}: {} {} is out of range for {} {}", kernel, what, axis,
-                                   operand, Described(t)));
-  }
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
-
 StatusOr<SlicePlan> PlanSlice(const DeviceTensor& target, std::string_view operand,
                               const KernelAttrs& attrs, std::string_view kernel) {
-  using Ints = std::vector<int64_t>;
-  IRM_ASSIGN_OR_RETURN(Ints axes, attrs.Get<Ints>("axes"));
-  IRM_ASSIGN_OR_RETURN(Ints starts, attrs.Get<Ints>("starts"));
-  IRM_ASSIGN_OR_RETURN(Ints ends, attrs.Get<Ints>("ends"));
-  IRM_ASSIGN_OR_RETURN(Ints steps, attrs.Get<Ints>("steps"));
-  IRM_ASSIGN_OR_RETURN(Ints decrease, attrs.GetOr<Ints>("decrease_axes", {}));
-  IRM_ASSIGN_OR_RETURN(Ints none, attrs.GetOr<Ints>("none_axes", {}));
-  if (starts.size() != axes.size() || ends.size() != axes.size() || steps.size() != axes.size()) {
-    return KernelError(fmt::format("{}: axes {}, starts {}, ends {} and steps {} differ in length",
-                                   kernel, ShapeToString(axes), ShapeToString(starts),
-                                   ShapeToString(ends), ShapeToString(steps)));
-  }
-  const size_t rank = static_cast<size_t>(target.rank());
-  Ints first(rank, 0), step(rank, 1);
   SlicePlan plan;
-  plan.slice_shape = target.shape();
-  std::vector<bool> sliced(rank, false);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    IRM_ASSIGN_OR_RETURN(int a, AxisOf(axes[i], target, kernel, "axis", operand));
-    const size_t k = static_cast<size_t>(a);
-    if (sliced[k]) {
-      return KernelError(
-          fmt::format("{}: axis {} appears twice in axes {}", kernel, a, ShapeToString(axes)));
-    }
-    sliced[k] = true;
-    if (steps[i] == 0) return KernelError(fmt::format("{}: the step on axis {} is 0", kernel, a));
-    IRM_ASSIGN_OR_RETURN(AxisRange range,
-                         RangeOnAxis(target.shape()[k], starts[i], ends[i], steps[i], a, kernel));
-    first[k] = range.start;
-    step[k] = steps[i];
-    plan.slice_shape[k] = range.count;
-  }
-  std::vector<bool> removed(rank, false);
-  for (int64_t d : decrease) {
-    IRM_ASSIGN_OR_RETURN(int a, AxisOf(d, target, kernel, "decrease_axes", operand));
-    const size_t k = static_cast<size_t>(a);
-    if (plan.slice_shape[k] != 1) {
-      return KernelError(
-          fmt::format("{}: decrease_axes {} cannot be removed: the slice has {} "
-                      "elements there, not 1",
-                      kernel, a, plan.slice_shape[k]));
-    }
-    removed[k] = true;
-  }
-  // Paddle's order: before slice dim i come the none axes numbered up to i; the rest trail.
-  std::sort(none.begin(), none.end());
-  size_t next_none = 0;
-  for (size_t k = 0; k < rank; ++k) {
-    for (; next_none < none.size() && none[next_none] <= static_cast<int64_t>(k); ++next_none) {
-      plan.value_shape.push_back(1);
-    }
-    if (!removed[k]) plan.value_shape.push_back(plan.slice_shape[k]);
-  }
-  plan.value_shape.insert(plan.value_shape.end(), none.size() - next_none, int64_t{1});
-
-  const Ints strides = ContiguousStrides(target.shape());
-  Ints slice_strides(rank);
+  IRM_ASSIGN_OR_RETURN(plan.shapes, plan::PlanSetValue(HostWorded(target), operand, attrs, kernel));
+  const std::vector<int64_t> strides = ContiguousStrides(target.shape());
+  std::vector<int64_t> slice_strides(strides.size());
   plan.count = 1;
-  for (size_t k = 0; k < rank; ++k) {
-    plan.base += first[k] * strides[k];
-    slice_strides[k] = step[k] * strides[k];
-    plan.count *= plan.slice_shape[k];
+  for (size_t k = 0; k < strides.size(); ++k) {
+    plan.base += plan.shapes.first[k] * strides[k];
+    slice_strides[k] = plan.shapes.step[k] * strides[k];
+    plan.count *= plan.shapes.slice_shape[k];
   }
-  IRM_ASSIGN_OR_RETURN(plan.slice, WalkOf(plan.slice_shape, slice_strides, kernel));
+  IRM_ASSIGN_OR_RETURN(plan.slice, WalkOf(plan.shapes.slice_shape, slice_strides, kernel));
   return plan;
 }
 
 Status CheckValues(const DeviceTensor& values, const SlicePlan& plan, std::string_view kernel) {
-  if (BroadcastsTo(values.shape(), plan.value_shape)) return Status::Ok();
-  return KernelError(fmt::format("{}: values {} does not broadcast to the slice's shape {}", kernel,
-                                 Described(values), ShapeToString(plan.value_shape)));
+  return plan::CheckSetValueValues(HostWorded(values), plan.shapes, kernel);
 }
 
 // A copy of x with the slice overwritten by `values` broadcast to the value shape: the values are
@@ -300,9 +216,9 @@ Status WriteSlice(CudaKernelCall& call, const DeviceTensor& x, const DeviceTenso
                   const SlicePlan& plan, std::string_view kernel) {
   IRM_ASSIGN_OR_RETURN(DeviceTensor out, CopyOf(x, kernel));
   if (plan.count > 0) {
-    IRM_ASSIGN_OR_RETURN(
-        Walk spread,
-        WalkOf(plan.value_shape, BroadcastStrides(values.shape(), plan.value_shape), kernel));
+    IRM_ASSIGN_OR_RETURN(Walk spread,
+                         WalkOf(plan.shapes.value_shape,
+                                BroadcastStrides(values.shape(), plan.shapes.value_shape), kernel));
     IRM_ASSIGN_OR_RETURN(DeviceTensor spread_values,
                          DeviceTensor::Uninitialized(x.dtype(), {plan.count}, kernel));
     IRM_RETURN_IF_ERROR(LaunchStatus(LaunchGather(ElementSize(x), plan.count, spread, 0,
@@ -317,44 +233,6 @@ Status WriteSlice(CudaKernelCall& call, const DeviceTensor& x, const DeviceTenso
   return Status::Ok();
 }
 
-// The attribute values of set_value as a host tensor of x's dtype (cast's rules, convert.h): an
-// int array is kept exact, a float array converted.
-StatusOr<Tensor> AttrValues(const CudaKernelCall& call, DType dtype) {
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                       call.attrs.GetOr<std::vector<int64_t>>("shape", {}));
-  StatusOr<Tensor> made = Tensor::Zeros(dtype, shape);
-  if (!made.ok()) {
-    return Status(made.status().code(), made.status().location(),
-                  fmt::format("set_value: {}", made.status().message()));
-  }
-  Tensor values = std::move(made).value();
-  auto it = call.attrs.values().find("values");
-  const bool ints =
-      it != call.attrs.values().end() && std::holds_alternative<std::vector<int64_t>>(it->second);
-  std::vector<int64_t> int_values;
-  std::vector<double> float_values;
-  size_t count = 0;
-  if (ints) {
-    int_values = std::get<std::vector<int64_t>>(it->second);
-    count = int_values.size();
-  } else {
-    IRM_ASSIGN_OR_RETURN(float_values, call.attrs.Get<std::vector<double>>("values"));
-    count = float_values.size();
-  }
-  if (static_cast<int64_t>(count) != values.numel()) {
-    return KernelError(fmt::format("set_value: {} values for shape {} ({} elements)", count,
-                                   ShapeToString(shape), values.numel()));
-  }
-  VisitDType(dtype, [&](auto zero) {
-    using T = decltype(zero);
-    T* v = values.data<T>();
-    for (size_t i = 0; i < count; ++i) {
-      v[i] = ints ? ConvertElement<T>(int_values[i]) : ConvertElement<T>(float_values[i]);
-    }
-  });
-  return values;
-}
-
 // set_value(x; starts, ends, steps, axes, decrease_axes, none_axes, shape, values) -> out.
 Status RunSetValue(CudaKernelCall& call) {
   const DeviceTensor& x = call.input(0);
@@ -362,7 +240,7 @@ Status RunSetValue(CudaKernelCall& call) {
     return KernelError("set_value: takes its values from attributes, not from a tensor");
   }
   IRM_ASSIGN_OR_RETURN(SlicePlan plan, PlanSlice(x, "x", call.attrs, "set_value"));
-  IRM_ASSIGN_OR_RETURN(Tensor host_values, AttrValues(call, x.dtype()));
+  IRM_ASSIGN_OR_RETURN(Tensor host_values, plan::SetValueAttrValues(call.attrs, x.dtype()));
   IRM_ASSIGN_OR_RETURN(DeviceTensor values, DeviceTensor::FromHost(host_values, "set_value"));
   IRM_RETURN_IF_ERROR(CheckValues(values, plan, "set_value"));
   return WriteSlice(call, x, values, plan, "set_value");
@@ -408,8 +286,8 @@ Status RunSetValueWithTensorGrad(CudaKernelCall& call) {
     IRM_RETURN_IF_ERROR(LaunchStatus(LaunchGather(size, plan.count, plan.slice, plan.base,
                                                   out_grad.raw(), slice.raw(), Stream()),
                                      kName));
-    IRM_ASSIGN_OR_RETURN(GradPlan grad_plan,
-                         PlanOperandGrad(values.shape(), values.shape(), plan.value_shape, kName));
+    IRM_ASSIGN_OR_RETURN(GradPlan grad_plan, PlanOperandGrad(values.shape(), values.shape(),
+                                                             plan.shapes.value_shape, kName));
     IRM_ASSIGN_OR_RETURN(DeviceTensor values_grad,
                          DeviceTensor::Uninitialized(values.dtype(), values.shape(), kName));
     IRM_RETURN_IF_ERROR(LaunchStatus(

@@ -49,4 +49,26 @@ std::vector<Tensor> RunGpu(const std::string& name, DType dtype,
   return std::move(result).value();
 }
 
+void ExpectSameBits(const std::vector<Tensor>& gpu, const std::vector<Tensor>& other,
+                    const std::string& what, const std::string& whose) {
+  ASSERT_EQ(gpu.size(), other.size()) << what;
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    ASSERT_EQ(gpu[i].defined(), other[i].defined()) << what << " output " << i;
+    if (!gpu[i].defined()) continue;
+    EXPECT_TRUE(gpu[i].BitwiseEqual(other[i]))
+        << what << " output " << i << " differs from " << whose << " bits";
+  }
+}
+
+void ExpectCpuBits(const std::vector<Tensor>& gpu, const std::vector<Tensor>& cpu,
+                   const std::string& what) {
+  ExpectSameBits(gpu, cpu, what, "the CPU kernel's");
+}
+
+void ExpectCpuBits(const Tensor& gpu, const Tensor& cpu, const std::string& what) {
+  ASSERT_TRUE(gpu.defined()) << what;
+  ASSERT_TRUE(cpu.defined()) << what;
+  EXPECT_TRUE(gpu.BitwiseEqual(cpu)) << what << " differs from the CPU kernel's bits";
+}
+
 }  // namespace irm::rt::cuda::testing

@@ -1,7 +1,7 @@
-// Host-side plans that turn shapes into launch.h walks for the kernel files added after the first
-// families (logical_kernels.cc, elementwise_more_kernels.cc, prod_kernels.cc): the two operand
-// walks of a broadcasting binary op, one operand's grad plan, and a walk from dims and strides.
-// Each error names the kernel ("gpu equal: shape [...] has more than 8 dims after merging").
+// Host-side plans that turn shapes into launch.h walks for the CUDA kernel files (elementwise,
+// logical, elementwise_more, prod, gather kernels): the two operand walks of a broadcasting binary
+// op, one operand's grad plan, and a walk from dims and strides. Each error names the kernel ("gpu
+// equal: shape [...] has more than 8 dims after merging").
 #pragma once
 
 #include <cstdint>

@@ -23,61 +23,18 @@
 //
 // Sums run per channel over samples then positions, in index order, in the kernel's dtype
 // (float32, float64: phi's CPU registration), so the bits are fixed.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <string>
 #include <vector>
 
-#include "reference_runtime/kernels/axes.h"
+#include "reference_runtime/kernels/batch_norm_plan.h"
 #include "reference_runtime/kernels/register.h"
 
 namespace irm::rt {
 namespace {
 
-// x viewed as [n, c, s] (channel first) or [n, s, c] (channel last).
-struct BnPlan {
-  bool channel_last = false;
-  int64_t n = 0, c = 0, s = 0;
-  int64_t m() const { return n * s; }
-  int64_t At(int64_t i, int64_t ch, int64_t k) const {
-    return channel_last ? (i * s + k) * c + ch : (i * c + ch) * s + k;
-  }
-};
-
-StatusOr<BnPlan> PlanBatchNorm(const Tensor& x, const KernelAttrs& attrs) {
-  const StatusOr<std::string> format_or = attrs.GetOr<std::string>("data_format", "NCHW");
-  if (!format_or.ok()) return format_or.status();
-  const std::string& format = format_or.value();
-  if (format != "NCHW" && format != "NHWC" && format != "AnyLayout") {
-    return KernelError(
-        fmt::format("data_format '{}' is not one of NCHW, NHWC, AnyLayout (NCHW)", format));
-  }
-  if (x.rank() < 2 || x.rank() > 5) {
-    return KernelError(
-        fmt::format("x has shape {}, expected 2 to 5 dims", ShapeToString(x.shape())));
-  }
-  BnPlan p;
-  p.channel_last = format == "NHWC";
-  p.n = x.dim(0);
-  p.c = p.channel_last ? x.dim(x.rank() - 1) : x.dim(1);
-  p.s = p.n * p.c == 0 ? 0 : x.numel() / p.n / p.c;
-  return p;
-}
-
-// The per-channel vectors: present, of x's dtype, of shape [C].
-template <typename T>
-Status CheckChannelVector(const KernelCall& call, size_t index, const char* name, int64_t c,
-                          bool required) {
-  if (!call.has_input(index)) {
-    if (required) return CheckPresent(call, index, name);
-    return Status::Ok();
-  }
-  IRM_RETURN_IF_ERROR(CheckDType(call.input(index), name, {DTypeOf<T>()}));
-  return CheckShape(call.input(index), name, {c}, "the channels of x");
-}
+using plan::BatchNormPlan;
 
 template <typename T>
 std::vector<T> ChannelValues(const KernelCall& call, size_t index, int64_t c, T fallback) {
@@ -91,37 +48,14 @@ Tensor ChannelTensor(const std::vector<T>& values) {
   return Tensor::FromVector(values, {static_cast<int64_t>(values.size())});
 }
 
-struct Mode {
-  bool global_stats = false;
-  double momentum = 0.9;
-  double epsilon = 1e-5;
-};
-
-StatusOr<Mode> ReadMode(const KernelAttrs& attrs) {
-  Mode mode;
-  IRM_ASSIGN_OR_RETURN(const bool is_test, attrs.GetOr<bool>("is_test", false));
-  IRM_ASSIGN_OR_RETURN(const bool use_global, attrs.GetOr<bool>("use_global_stats", false));
-  IRM_ASSIGN_OR_RETURN(const bool trainable, attrs.GetOr<bool>("trainable_statistics", false));
-  // batch_norm_kernel.cc: test_mode = is_test && !trainable_statistics.
-  mode.global_stats = (is_test && !trainable) || use_global;
-  IRM_ASSIGN_OR_RETURN(mode.momentum, attrs.GetOr<double>("momentum", 0.9));
-  IRM_ASSIGN_OR_RETURN(mode.epsilon, attrs.GetOr<double>("epsilon", 1e-5));
-  return mode;
-}
-
 // batch_norm: inputs x, mean, variance, scale?, bias?.
 template <typename T>
 struct BatchNormKernel {
   static Status Run(KernelCall& call) {
-    IRM_RETURN_IF_ERROR(CheckPresent(call, 0, "x"));
+    IRM_ASSIGN_OR_RETURN(const BatchNormPlan p, plan::PlanBatchNormCall(call, DTypeOf<T>()));
+    IRM_RETURN_IF_ERROR(plan::CheckBatchNormChannels(call, DTypeOf<T>(), p));
+    IRM_ASSIGN_OR_RETURN(const plan::BatchNormMode mode, plan::ReadBatchNormMode(call.attrs));
     const Tensor& xt = call.input(0);
-    IRM_RETURN_IF_ERROR(CheckDType(xt, "x", {DTypeOf<T>()}));
-    IRM_ASSIGN_OR_RETURN(const BnPlan p, PlanBatchNorm(xt, call.attrs));
-    IRM_RETURN_IF_ERROR(CheckChannelVector<T>(call, 1, "mean", p.c, true));
-    IRM_RETURN_IF_ERROR(CheckChannelVector<T>(call, 2, "variance", p.c, true));
-    IRM_RETURN_IF_ERROR(CheckChannelVector<T>(call, 3, "scale", p.c, false));
-    IRM_RETURN_IF_ERROR(CheckChannelVector<T>(call, 4, "bias", p.c, false));
-    IRM_ASSIGN_OR_RETURN(const Mode mode, ReadMode(call.attrs));
     const T* x = xt.data<T>();
     std::vector<T> running_mean = ChannelValues<T>(call, 1, p.c, T{0});
     std::vector<T> running_var = ChannelValues<T>(call, 2, p.c, T{0});
@@ -186,51 +120,36 @@ struct BatchNormKernel {
   }
 };
 
-// batch_norm_grad's operands, in backward.yaml order.
-enum BnGradIn : size_t {
-  kX,
-  kScale,
-  kBias,
-  kMeanOut,
-  kVarianceOut,
-  kSavedMean,
-  kSavedVariance,
-  kReserveSpace,
-  kOutGrad,
-};
+// batch_norm_grad's operands (batch_norm_plan.h).
+using plan::kBnMeanOut;
+using plan::kBnOutGrad;
+using plan::kBnSavedMean;
+using plan::kBnSavedVariance;
+using plan::kBnScale;
+using plan::kBnVarianceOut;
+using plan::kBnX;
 
 template <typename T>
 struct BatchNormGradKernel {
   static Status Run(KernelCall& call) {
-    IRM_RETURN_IF_ERROR(CheckPresent(call, kX, "x"));
-    const Tensor& xt = call.input(kX);
-    IRM_RETURN_IF_ERROR(CheckDType(xt, "x", {DTypeOf<T>()}));
-    IRM_ASSIGN_OR_RETURN(const BnPlan p, PlanBatchNorm(xt, call.attrs));
-    IRM_ASSIGN_OR_RETURN(const Mode mode, ReadMode(call.attrs));
-    IRM_RETURN_IF_ERROR(CheckPresent(call, kOutGrad, "out_grad"));
-    IRM_RETURN_IF_ERROR(CheckDType(call.input(kOutGrad), "out_grad", {DTypeOf<T>()}));
-    IRM_RETURN_IF_ERROR(CheckShape(call.input(kOutGrad), "out_grad", xt.shape(), "x's shape"));
-    IRM_RETURN_IF_ERROR(CheckChannelVector<T>(call, kScale, "scale", p.c, false));
-    IRM_RETURN_IF_ERROR(CheckChannelVector<T>(call, kBias, "bias", p.c, false));
+    IRM_ASSIGN_OR_RETURN(const BatchNormPlan p, plan::PlanBatchNormCall(call, DTypeOf<T>()));
+    IRM_ASSIGN_OR_RETURN(const plan::BatchNormMode mode, plan::ReadBatchNormMode(call.attrs));
+    IRM_RETURN_IF_ERROR(plan::CheckBatchNormGradOperands(call, DTypeOf<T>(), p, mode));
+    const Tensor& xt = call.input(kBnX);
     const bool global = mode.global_stats;
-    IRM_RETURN_IF_ERROR(CheckChannelVector<T>(call, kMeanOut, "mean_out", p.c, global));
-    IRM_RETURN_IF_ERROR(CheckChannelVector<T>(call, kVarianceOut, "variance_out", p.c, global));
-    IRM_RETURN_IF_ERROR(CheckChannelVector<T>(call, kSavedMean, "saved_mean", p.c, !global));
-    IRM_RETURN_IF_ERROR(
-        CheckChannelVector<T>(call, kSavedVariance, "saved_variance", p.c, !global));
     const auto c = static_cast<size_t>(p.c);
     const T* x = xt.data<T>();
-    const T* dy = call.input(kOutGrad).data<T>();
-    const std::vector<T> scale = ChannelValues<T>(call, kScale, p.c, T{1});
+    const T* dy = call.input(kBnOutGrad).data<T>();
+    const std::vector<T> scale = ChannelValues<T>(call, kBnScale, p.c, T{1});
     std::vector<T> mean(c), inv_std(c);
     if (global) {
       const T eps = static_cast<T>(static_cast<float>(mode.epsilon));
-      mean = ChannelValues<T>(call, kMeanOut, p.c, T{0});
-      const std::vector<T> var = ChannelValues<T>(call, kVarianceOut, p.c, T{0});
+      mean = ChannelValues<T>(call, kBnMeanOut, p.c, T{0});
+      const std::vector<T> var = ChannelValues<T>(call, kBnVarianceOut, p.c, T{0});
       for (size_t ch = 0; ch < c; ++ch) inv_std[ch] = T{1} / std::sqrt(var[ch] + eps);
     } else {
-      mean = ChannelValues<T>(call, kSavedMean, p.c, T{0});
-      inv_std = ChannelValues<T>(call, kSavedVariance, p.c, T{0});
+      mean = ChannelValues<T>(call, kBnSavedMean, p.c, T{0});
+      inv_std = ChannelValues<T>(call, kBnSavedVariance, p.c, T{0});
     }
 
     IRM_ASSIGN_OR_RETURN(Tensor x_grad, Tensor::Zeros(DTypeOf<T>(), xt.shape()));

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "reference_runtime/kernels/plan_operand.h"
+
 namespace irm::rt::data {
 
 Status RegisterForEveryDType(KernelRegistry& registry, const std::string& name, KernelFn fn,
@@ -22,14 +24,10 @@ int64_t Numel(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// plan::NormalizeAxis's check and words: one definition for the data kernels and the plans.
 StatusOr<int> NormalizeAxis(int64_t axis, const Tensor& t, std::string_view kernel,
                             std::string_view what, std::string_view operand) {
-  const int64_t rank = t.rank();
-  if (axis < -rank || axis >= rank) {
-    return KernelError(fmt::format("{}: {} {} is out of range for {} {}", kernel, what, axis,
-                                   operand, t.Describe()));
-  }
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
+  return plan::NormalizeAxis(axis, t, kernel, what, operand);
 }
 
 StatusOr<Tensor> MakeOutput(std::string_view kernel, DType dtype, std::vector<int64_t> shape) {

@@ -515,6 +515,11 @@ StatusOr<RoiAlignAttrs> CheckRoiAlign(const KernelCall& call, const Tensor& x,
                     "of its dtype",
                     x.Describe(), boxes.Describe()));
   }
+  // Bilinear sampling reads the map's neighbours: an empty map has none to read.
+  if (x.dim(2) < 1 || x.dim(3) < 1) {
+    return KernelError(
+        fmt::format("roi_align: x {} has an empty map: H and W must be >= 1", x.Describe()));
+  }
   return ReadRoiAlignAttrs(call.attrs);
 }
 
@@ -922,7 +927,9 @@ struct GenerateProposalsKernel {
           im_shape.Describe()));
     }
     IRM_ASSIGN_OR_RETURN(ProposalAttrs attrs, ReadProposalAttrs(call.attrs));
-    const int64_t im_cols = im_shape.numel() / n;
+    // No image, no proposal: empty outputs, as the device twin gives (and no division by the
+    // image count).
+    const int64_t im_cols = n > 0 ? im_shape.numel() / n : 2;
     std::vector<T> boxes, probs;
     std::vector<int32_t> counts;
     for (int64_t img = 0; img < n; ++img) {

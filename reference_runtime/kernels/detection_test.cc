@@ -354,6 +354,26 @@ TEST(RoiAlignTest, WithoutBoxesNumOnlyOneImageIsCertain) {
       << r.status().message();
 }
 
+// A map without pixels has no neighbours to sample: refused, not read out of bounds.
+TEST(RoiAlignTest, AnEmptyMapIsRefusedForTheKernelAndItsGrad) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{1, 1, 0, 3}, std::vector<int64_t>{1, 1, 3, 0}}) {
+    const Tensor x = Tensor::ZerosUnchecked(DType::kFloat32, shape);
+    const Tensor boxes = Tensor::FromVector(std::vector<float>{0, 0, 2, 2}, {1, 4});
+    const Tensor boxes_num = Tensor::FromVector(std::vector<int32_t>{1}, {1});
+    const Tensor g = Tensor::ZerosUnchecked(DType::kFloat32, {1, 1, 1, 1});
+    auto r = TryRunKernel("roi_align", DType::kFloat32, {&x, &boxes, &boxes_num}, {}, 1);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("has an empty map: H and W must be >= 1"),
+              std::string::npos)
+        << r.status().message();
+    auto gr = TryRunKernel("roi_align_grad", DType::kFloat32, {&x, &boxes, &boxes_num, &g}, {}, 1);
+    ASSERT_FALSE(gr.ok());
+    EXPECT_NE(gr.status().message().find("has an empty map"), std::string::npos)
+        << gr.status().message();
+  }
+}
+
 // One image, a 1 x 2 map with 2 anchors per position, zero deltas (the proposals are the anchors):
 // r0 [0, 0, 9, 9] 0.9, r1 [1, 1, 10, 10] 0.8 (IoU with r0 81 / 119 > 0.5), r2 [12, 12, 15, 15]
 // 0.7 and r3 [0, 12, 3, 15] 0.7, apart. NMS keeps r0, drops r1, and of the tied r2 and r3 takes
@@ -416,6 +436,24 @@ TEST(GenerateProposalsTest, DecodesDeltasClipsToTheImageAndFiltersSmallBoxes) {
   // Anchor 1 (4 x 4, centre 4, 4): dh -3 * 0.5 -> h 4 e^-1.5 < 2 - 1: filtered out.
   ExpectClose(out[0], {box0[0], box0[1], box0[2], box0[3]}, {1, 4}, 1e-12, "rpn_rois");
   ExpectClose(out[1], {0.6}, {1, 1}, 0, "rpn_roi_probs");
+}
+
+// A batch of no image is bad input that must not crash (it divided im_shape's size by the image
+// count): no proposal, empty outputs of the usual ranks, as the device twin gives for N = 0
+// (reference_runtime/cuda/detection_kernels.cc).
+TEST(GenerateProposalsTest, NoImageGivesNoProposals) {
+  const Tensor scores = Tensor::FromVector(std::vector<float>{}, {0, 2, 1, 2});
+  const Tensor deltas = Tensor::FromVector(std::vector<float>{}, {0, 8, 1, 2});
+  const Tensor im_shape = Tensor::FromVector(std::vector<float>{}, {0, 2});
+  const Tensor anchors = Tensor::FromVector(std::vector<float>(16, 1.0f), {1, 2, 2, 4});
+  const Tensor variances = Tensor::FromVector(std::vector<float>(16, 1.0f), {1, 2, 2, 4});
+  const std::vector<Tensor> out =
+      RunKernel("generate_proposals", DType::kFloat32,
+                {&scores, &deltas, &im_shape, &anchors, &variances}, {}, 3);
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{0, 4}));
+  EXPECT_EQ(out[1].shape(), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(out[2].shape(), (std::vector<int64_t>{0}));
+  EXPECT_EQ(out[2].dtype(), DType::kInt32);
 }
 
 TEST(RpnTargetAssignTest, IsRefusedByNameWithTheReason) {

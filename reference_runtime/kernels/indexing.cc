@@ -1,7 +1,7 @@
-// Indexing kernels: slice and slice_grad (Paddle's clamping of starts/ends, decrease_axis),
-// embedding and embedding_grad (row gather by int32/int64 ids, padding_idx), gather and
-// gather_grad (slices along an axis at int32/int64 indices), shape, and tril/triu with their
-// grads (a triangle of the last two dims). slice, tril and triu only move bytes and serve
+// Indexing kernels: slice and slice_grad (planned by manipulation_plan.h's PlanSlice, as their
+// device twins are), embedding and embedding_grad (row gather by int32/int64 ids, padding_idx),
+// gather and gather_grad (slices along an axis at int32/int64 indices), shape, and tril/triu with
+// their grads (a triangle of the last two dims). slice, tril and triu only move bytes and serve
 // every runtime dtype; the registry key is the dtype of the data input (input, out_grad, x, or
 // embedding's weight). embedding_grad accumulates and is registered for the float dtypes.
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "reference_runtime/kernels/data_kernels.h"
+#include "reference_runtime/kernels/manipulation_plan.h"
 #include "reference_runtime/kernels/numeric.h"
 #include "reference_runtime/kernels/register.h"
 
@@ -22,74 +23,10 @@ using data::Numel;
 // ---- slice
 // ---------------------------------------------------------------------------------------
 
-// Where a slice sits in its input: the box (start and extent per dim) and the output shape after
-// decrease_axis.
-struct SliceBox {
-  std::vector<int64_t> start;
-  std::vector<int64_t> extent;
-  std::vector<int64_t> out_shape;
-};
-
-// Paddle's rules per sliced axis: a negative start or end counts from the end of the dim, then
-// both are clamped to [0, dim]; an end at or before the start gives an empty slice. infer_flags
-// only tell Paddle's shape inference which values were unknown when the program was built, so the
-// kernel ignores them. decrease_axis removes dims the slice leaves at size 1 (all of them: 0-D).
-StatusOr<SliceBox> SliceBoxOf(const Tensor& input, const KernelAttrs& attrs,
-                              std::string_view kernel) {
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> axes, attrs.Get<std::vector<int64_t>>("axes"));
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> starts, attrs.Get<std::vector<int64_t>>("starts"));
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> ends, attrs.Get<std::vector<int64_t>>("ends"));
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> decrease,
-                       attrs.GetOr<std::vector<int64_t>>("decrease_axis", {}));
-  if (starts.size() != axes.size() || ends.size() != axes.size()) {
-    return KernelError(fmt::format("{}: axes {}, starts {} and ends {} differ in length", kernel,
-                                   ShapeToString(axes), ShapeToString(starts),
-                                   ShapeToString(ends)));
-  }
-  SliceBox box{.start = std::vector<int64_t>(static_cast<size_t>(input.rank()), 0),
-               .extent = input.shape(),
-               .out_shape = {}};
-  std::vector<bool> sliced(static_cast<size_t>(input.rank()), false);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    IRM_ASSIGN_OR_RETURN(int a, data::NormalizeAxis(axes[i], input, kernel, "axis", "input"));
-    const size_t k = static_cast<size_t>(a);
-    if (sliced[k]) {
-      return KernelError(
-          fmt::format("{}: axis {} appears twice in axes {}", kernel, a, ShapeToString(axes)));
-    }
-    sliced[k] = true;
-    const int64_t dim = input.dim(a);
-    const int64_t start = std::clamp(starts[i] < 0 ? starts[i] + dim : starts[i], int64_t{0}, dim);
-    const int64_t end = std::clamp(ends[i] < 0 ? ends[i] + dim : ends[i], int64_t{0}, dim);
-    box.start[k] = start;
-    box.extent[k] = std::max<int64_t>(end - start, 0);
-  }
-  std::vector<bool> removed(static_cast<size_t>(input.rank()), false);
-  for (int64_t d : decrease) {
-    IRM_ASSIGN_OR_RETURN(int a, data::NormalizeAxis(d, input, kernel, "decrease_axis", "input"));
-    const size_t k = static_cast<size_t>(a);
-    if (removed[k]) {
-      return KernelError(fmt::format("{}: axis {} appears twice in decrease_axis {}", kernel, a,
-                                     ShapeToString(decrease)));
-    }
-    if (box.extent[k] != 1) {
-      return KernelError(
-          fmt::format("{}: decrease_axis {} cannot be removed: the slice has {} "
-                      "elements there, not 1",
-                      kernel, a, box.extent[k]));
-    }
-    removed[k] = true;
-  }
-  for (size_t k = 0; k < removed.size(); ++k) {
-    if (!removed[k]) box.out_shape.push_back(box.extent[k]);
-  }
-  return box;
-}
-
 // slice(input; axes, starts, ends, infer_flags, decrease_axis) -> out.
 Status Slice(KernelCall& call) {
   const Tensor& input = call.input(0);
-  IRM_ASSIGN_OR_RETURN(SliceBox box, SliceBoxOf(input, call.attrs, "slice"));
+  IRM_ASSIGN_OR_RETURN(plan::SliceBox box, plan::PlanSlice(input, call.attrs, "slice"));
   Tensor out = Tensor::ZerosUnchecked(input.dtype(), box.out_shape);
   data::CopyBox(static_cast<const std::byte*>(input.raw()), input.shape(), box.start,
                 static_cast<std::byte*>(out.raw()), box.extent,
@@ -104,11 +41,8 @@ Status Slice(KernelCall& call) {
 Status SliceGrad(KernelCall& call) {
   const Tensor& input = call.input(0);
   const Tensor& out_grad = call.input(1);
-  IRM_ASSIGN_OR_RETURN(SliceBox box, SliceBoxOf(input, call.attrs, "slice_grad"));
-  if (out_grad.shape() != box.out_shape && out_grad.shape() != box.extent) {
-    return KernelError(fmt::format("slice_grad: out_grad {} does not have the slice's shape {}",
-                                   out_grad.Describe(), ShapeToString(box.out_shape)));
-  }
+  IRM_ASSIGN_OR_RETURN(plan::SliceBox box, plan::PlanSlice(input, call.attrs, "slice_grad"));
+  IRM_RETURN_IF_ERROR(plan::CheckSliceGradShape(box, out_grad));
   Tensor input_grad = Tensor::ZerosUnchecked(out_grad.dtype(), input.shape());
   data::CopyBox(static_cast<const std::byte*>(out_grad.raw()), box.extent,
                 std::vector<int64_t>(box.extent.size(), 0),

@@ -1,8 +1,8 @@
 // The device-independent half of the shape kernels (reshape, transpose, concat, split, slice and
 // their grads): read the attributes, check the operands and compute the output shapes and the
-// boxes each output is copied from or to. The CPU kernels (manipulation.cc) and the CUDA kernels
-// (cuda/manipulation_kernels.cc) both plan with these and only move the bytes their own way, so
-// that the two check the same things in the same order with the same words.
+// boxes each output is copied from or to. The CPU kernels (manipulation.cc; slice in indexing.cc)
+// and the CUDA kernels (cuda/manipulation_kernels.cc) both plan with these and only move the bytes
+// their own way, so that the two check the same things in the same order with the same words.
 #pragma once
 
 #include <cstddef>

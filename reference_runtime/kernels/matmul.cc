@@ -1,88 +1,29 @@
-// matmul and matmul_grad with paddle.matmul's semantics: the last two dims are the matrices
-// (transposed when transpose_x / transpose_y), a 1-D x is a row vector [1, k] and a 1-D y a
-// column vector [k, 1] whose added dim is dropped from out (their transpose flag is ignored, as
-// in Paddle's kernel), and the batch dims before them broadcast as in NumPy. Every product goes
+// matmul and matmul_grad with paddle.matmul's semantics, planned by matmul_plan.h (as the device
+// twins plan them): the last two dims are the matrices (transposed when transpose_x /
+// transpose_y), a 1-D x is a row vector [1, k] and a 1-D y a column vector [k, 1] whose added dim
+// is dropped from out (their transpose flag is ignored, as in Paddle's kernel), and the batch dims
+// before them broadcast as in NumPy. Every product goes
 // through Gemm (gemm.h) in the mode the executor chose; float16/bfloat16 operands are converted
 // to float32, multiplied in float32 and stored once. Grads of an operand whose batch dims were
 // broadcast are summed over the out batches that read it, in increasing batch index.
-#include <fmt/format.h>
-
 #include <type_traits>
 #include <vector>
 
 #include "reference_runtime/kernels/broadcast.h"
 #include "reference_runtime/kernels/elementwise.h"
 #include "reference_runtime/kernels/gemm.h"
+#include "reference_runtime/kernels/matmul_plan.h"
 #include "reference_runtime/kernels/register.h"
 
 namespace irm::rt {
 namespace {
 
-// The product's shape: batch dims, the matrices' m, n, k, which operand is stored transposed
-// (never a 1-D one), and out's shape.
-struct MatmulPlan {
-  std::vector<int64_t> x_batch, y_batch, batch;  // batch = broadcast(x_batch, y_batch)
-  int64_t m = 0, n = 0, k = 0;
-  bool trans_x = false, trans_y = false;
-  std::vector<int64_t> out;
-  int64_t batch_numel() const { return NumelOf(batch); }
-  static int64_t NumelOf(const std::vector<int64_t>& dims) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-  }
-};
-
-std::string Operand(const char* name, const std::vector<int64_t>& shape, bool transposed) {
-  return fmt::format("{} {}{}", name, ShapeToString(shape), transposed ? " (transposed)" : "");
-}
-
-StatusOr<MatmulPlan> PlanMatmul(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
-                                bool transpose_x, bool transpose_y) {
-  if (x.empty()) return KernelError("x is 0-D; matmul needs at least 1 dim");
-  if (y.empty()) return KernelError("y is 0-D; matmul needs at least 1 dim");
-  MatmulPlan p;
-  const bool x_vector = x.size() == 1;
-  const bool y_vector = y.size() == 1;
-  p.trans_x = transpose_x && !x_vector;
-  p.trans_y = transpose_y && !y_vector;
-  // The matrices as stored: rows and columns.
-  const int64_t x_rows = x_vector ? 1 : x[x.size() - 2], x_cols = x.back();
-  const int64_t y_rows = y_vector ? y[0] : y[y.size() - 2], y_cols = y_vector ? 1 : y.back();
-  p.m = p.trans_x ? x_cols : x_rows;
-  const int64_t kx = p.trans_x ? x_rows : x_cols;
-  const int64_t ky = p.trans_y ? y_cols : y_rows;
-  p.n = p.trans_y ? y_rows : y_cols;
-  if (kx != ky) {
-    return KernelError(fmt::format("{} and {} do not multiply: inner dims {} and {} differ",
-                                   Operand("x", x, p.trans_x), Operand("y", y, p.trans_y), kx, ky));
-  }
-  p.k = kx;
-  p.x_batch.assign(x.begin(), x.end() - std::min<ptrdiff_t>(2, static_cast<ptrdiff_t>(x.size())));
-  p.y_batch.assign(y.begin(), y.end() - std::min<ptrdiff_t>(2, static_cast<ptrdiff_t>(y.size())));
-  StatusOr<std::vector<int64_t>> batch = BroadcastShapes(p.x_batch, p.y_batch);
-  if (!batch.ok()) {
-    return KernelError(fmt::format("x {} and y {}: batch dims {} and {} do not broadcast",
-                                   ShapeToString(x), ShapeToString(y), ShapeToString(p.x_batch),
-                                   ShapeToString(p.y_batch)));
-  }
-  p.batch = std::move(batch).value();
-  p.out = p.batch;
-  if (!x_vector) p.out.push_back(p.m);
-  if (!y_vector) p.out.push_back(p.n);
-  return p;
-}
-
-StatusOr<MatmulPlan> PlanFromCall(const KernelCall& call) {
-  IRM_ASSIGN_OR_RETURN(bool transpose_x, call.attrs.GetOr<bool>("transpose_x", false));
-  IRM_ASSIGN_OR_RETURN(bool transpose_y, call.attrs.GetOr<bool>("transpose_y", false));
-  return PlanMatmul(call.input(0).shape(), call.input(1).shape(), transpose_x, transpose_y);
-}
+using plan::MatmulPlan;
 
 // When y is one matrix shared by every batch and x is not transposed, x's batches stack into one
 // [batch * m, k] matrix (out's rows stack the same way): one large GEMM instead of many small.
 bool StacksX(const MatmulPlan& p) {
-  return !p.trans_x && MatmulPlan::NumelOf(p.y_batch) == 1 && p.batch_numel() > 1;
+  return !p.trans_x && p.y_matrices() == 1 && p.batch_numel() > 1;
 }
 
 // Calls f(b, x_index, y_index) for every out batch b in increasing order, with the batch index of
@@ -158,8 +99,8 @@ Status Backward(GemmMode mode, const MatmulPlan& p, const G* x, const G* y, cons
     return Status::Ok();
   }
   const int64_t x_size = m * k, y_size = k * n, out_size = m * n;
-  const int64_t x_matrices = MatmulPlan::NumelOf(p.x_batch);
-  const int64_t y_matrices = MatmulPlan::NumelOf(p.y_batch);
+  const int64_t x_matrices = p.x_matrices();
+  const int64_t y_matrices = p.y_matrices();
   GradSum<G> x_sum(dx, x_matrices, x_size, x_matrices != p.batch_numel());
   GradSum<G> y_sum(dy, y_matrices, y_size, y_matrices != p.batch_numel());
   Status status;
@@ -246,11 +187,11 @@ struct MatmulKernel {
     const Tensor& y = call.input(1);
     IRM_RETURN_IF_ERROR(ExpectDType(x, DTypeOf<T>(), "x"));
     IRM_RETURN_IF_ERROR(ExpectDType(y, DTypeOf<T>(), "y"));
-    IRM_ASSIGN_OR_RETURN(MatmulPlan plan, PlanFromCall(call));
-    IRM_ASSIGN_OR_RETURN(Tensor out_tensor, Tensor::Zeros(DTypeOf<T>(), plan.out));
+    IRM_ASSIGN_OR_RETURN(const MatmulPlan shapes, plan::PlanMatmul(x, y, call.attrs));
+    IRM_ASSIGN_OR_RETURN(Tensor out_tensor, Tensor::Zeros(DTypeOf<T>(), shapes.out));
     GemmOutput<T> out(std::move(out_tensor));
     const AsGemmType<T> xg(x), yg(y);
-    IRM_RETURN_IF_ERROR(Forward(call.context.gemm, plan, xg.data(), yg.data(), out.data()));
+    IRM_RETURN_IF_ERROR(Forward(call.context.gemm, shapes, xg.data(), yg.data(), out.data()));
     call.SetOutput(0, std::move(out).Finish());
     return Status::Ok();
   }
@@ -265,19 +206,15 @@ struct MatmulGradKernel {
     IRM_RETURN_IF_ERROR(ExpectDType(x, DTypeOf<T>(), "x"));
     IRM_RETURN_IF_ERROR(ExpectDType(y, DTypeOf<T>(), "y"));
     IRM_RETURN_IF_ERROR(ExpectDType(out_grad, DTypeOf<T>(), "out_grad"));
-    IRM_ASSIGN_OR_RETURN(MatmulPlan plan, PlanFromCall(call));
-    if (out_grad.shape() != plan.out) {
-      return KernelError(fmt::format("out_grad {} is not matmul's out shape {} for x {} and y {}",
-                                     ShapeToString(out_grad.shape()), ShapeToString(plan.out),
-                                     ShapeToString(x.shape()), ShapeToString(y.shape())));
-    }
+    IRM_ASSIGN_OR_RETURN(const MatmulPlan shapes, plan::PlanMatmul(x, y, call.attrs));
+    IRM_RETURN_IF_ERROR(plan::CheckMatmulGradShape(shapes, x, y, out_grad));
     const bool want_x = call.wants_output(0), want_y = call.wants_output(1);
     GemmOutput<T> dx(
         Tensor::ZerosUnchecked(DTypeOf<T>(), want_x ? x.shape() : std::vector<int64_t>{0}));
     GemmOutput<T> dy(
         Tensor::ZerosUnchecked(DTypeOf<T>(), want_y ? y.shape() : std::vector<int64_t>{0}));
     const AsGemmType<T> xg(x), yg(y), gg(out_grad);
-    IRM_RETURN_IF_ERROR(Backward(call.context.gemm, plan, xg.data(), yg.data(), gg.data(),
+    IRM_RETURN_IF_ERROR(Backward(call.context.gemm, shapes, xg.data(), yg.data(), gg.data(),
                                  want_x ? dx.data() : nullptr, want_y ? dy.data() : nullptr));
     if (want_x) call.SetOutput(0, std::move(dx).Finish());
     if (want_y) call.SetOutput(1, std::move(dy).Finish());

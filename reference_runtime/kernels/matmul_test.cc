@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reference_runtime/kernels/kernel_test_support.h"
+#include "reference_runtime/kernels/matmul_plan.h"
 #include "reference_runtime/kernels/naive_broadcast_test_support.h"
 
 namespace irm::rt {
@@ -289,6 +290,41 @@ TEST(MatmulTest, ShapesThatDoNotMultiplyAreAnError) {
   const Tensor d45 = Tensor::ZerosUnchecked(DType::kFloat64, {4, 5});
   EXPECT_EQ(ErrorOf("matmul", {&x34, &d45}, {}), "y is float64, not float32");
   EXPECT_EQ(ErrorOf("matmul_grad", {&x34, &a45, &d45}, {}), "out_grad is float64, not float32");
+}
+
+// The plan the CPU and CUDA kernels share (matmul_plan.h), read directly: batch dims broadcast
+// NumPy's way and a 1-D operand's added dim leaves out (paddle/phi/kernels/impl/
+// matmul_kernel_impl.h, MatMulFunction); a 1-D operand's transpose flag is ignored.
+TEST(MatmulTest, ThePlanBroadcastsBatchesAndDropsAVectorsDim) {
+  const Tensor x = Tensor::ZerosUnchecked(DType::kFloat32, {2, 1, 4, 3});
+  const Tensor y = Tensor::ZerosUnchecked(DType::kFloat32, {5, 4, 6});
+  const StatusOr<plan::MatmulPlan> p = plan::PlanMatmul(x.shape(), y.shape(), true, false);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->batch, (Shape{2, 5}));
+  EXPECT_EQ(p->out, (Shape{2, 5, 3, 6}));
+  EXPECT_EQ(p->m, 3);
+  EXPECT_EQ(p->n, 6);
+  EXPECT_EQ(p->k, 4);
+  EXPECT_EQ(p->x_matrices(), 2);
+  EXPECT_EQ(p->y_matrices(), 5);
+  EXPECT_EQ(p->batch_numel(), 10);
+  EXPECT_EQ(p->x_size(), 12);
+  EXPECT_EQ(p->y_size(), 24);
+  EXPECT_EQ(p->out_size(), 18);
+
+  const Tensor v = Tensor::ZerosUnchecked(DType::kFloat32, {4});
+  KernelAttrs both;
+  both.Set("transpose_x", true);
+  both.Set("transpose_y", true);
+  const StatusOr<plan::MatmulPlan> vv = plan::PlanMatmul(v, v, both);
+  ASSERT_TRUE(vv.ok()) << vv.status().message();
+  EXPECT_FALSE(vv->trans_x);
+  EXPECT_FALSE(vv->trans_y);
+  EXPECT_EQ(vv->out, Shape{});
+  EXPECT_EQ(vv->k, 4);
+  const Tensor g = Tensor::ZerosUnchecked(DType::kFloat32, {1});
+  EXPECT_EQ(plan::CheckMatmulGradShape(*vv, v, v, g).message(),
+            "out_grad [1] is not matmul's out shape [] for x [4] and y [4]");
 }
 
 }  // namespace

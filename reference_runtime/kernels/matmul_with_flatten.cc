@@ -8,56 +8,19 @@
 // The products run through the runtime's own matmul and matmul_grad kernels on the flattened
 // views, so the bits are exactly those of Paddle's translation of `mul` (reshape, pd_op.matmul,
 // reshape: paddle/fluid/ir_adaptor/translator/op_translator.cc, MulOpTranscriber).
-#include <fmt/format.h>
-
 #include <cstdint>
-#include <functional>
-#include <numeric>
 #include <vector>
 
+#include "reference_runtime/kernels/matmul_with_flatten_plan.h"
 #include "reference_runtime/kernels/register.h"
 
 namespace irm::rt {
 namespace {
 
-int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
-  return std::accumulate(dims.begin() + static_cast<std::ptrdiff_t>(begin),
-                         dims.begin() + static_cast<std::ptrdiff_t>(end), int64_t{1},
-                         std::multiplies<int64_t>());
-}
-
-// The matrix view of `t` split after `col_dims` dims.
-StatusOr<Tensor> Flatten(const Tensor& t, const char* name, int64_t col_dims) {
-  if (t.rank() < 2 || col_dims < 1 || col_dims >= t.rank()) {
-    return KernelError(fmt::format("{}_num_col_dims is {}, expected 1 to {} for {} of shape {}",
-                                   name, col_dims, t.rank() - 1, name, ShapeToString(t.shape())));
-  }
-  const auto split = static_cast<size_t>(col_dims);
-  return t.Reshaped({Product(t.shape(), 0, split), Product(t.shape(), split, t.shape().size())});
-}
-
-struct Flattened {
-  Tensor x, y;
-  std::vector<int64_t> out_dims;
-};
-
-StatusOr<Flattened> FlattenCall(const KernelCall& call) {
-  IRM_ASSIGN_OR_RETURN(const int64_t x_cols, call.attrs.GetOr<int64_t>("x_num_col_dims", 1));
-  IRM_ASSIGN_OR_RETURN(const int64_t y_cols, call.attrs.GetOr<int64_t>("y_num_col_dims", 1));
-  Flattened f;
-  IRM_ASSIGN_OR_RETURN(f.x, Flatten(call.input(0), "x", x_cols));
-  IRM_ASSIGN_OR_RETURN(f.y, Flatten(call.input(1), "y", y_cols));
-  const std::vector<int64_t>& xd = call.input(0).shape();
-  const std::vector<int64_t>& yd = call.input(1).shape();
-  f.out_dims.assign(xd.begin(), xd.begin() + x_cols);
-  f.out_dims.insert(f.out_dims.end(), yd.begin() + y_cols, yd.end());
-  return f;
-}
-
 template <typename T>
 struct MatmulWithFlattenKernel {
   static Status Run(KernelCall& call) {
-    IRM_ASSIGN_OR_RETURN(Flattened f, FlattenCall(call));
+    IRM_ASSIGN_OR_RETURN(plan::FlattenedOperands<Tensor> f, plan::FlattenOperands(call));
     Tensor out;
     KernelCall product{
         .inputs = {&f.x, &f.y}, .outputs = {&out}, .attrs = {}, .context = call.context};
@@ -71,12 +34,9 @@ struct MatmulWithFlattenKernel {
 template <typename T>
 struct MatmulWithFlattenGradKernel {
   static Status Run(KernelCall& call) {
-    IRM_ASSIGN_OR_RETURN(Flattened f, FlattenCall(call));
+    IRM_ASSIGN_OR_RETURN(plan::FlattenedOperands<Tensor> f, plan::FlattenOperands(call));
     const Tensor& out_grad = call.input(2);
-    if (out_grad.shape() != f.out_dims) {
-      return KernelError(fmt::format("out_grad has shape {}, expected {} (the shape of out)",
-                                     ShapeToString(out_grad.shape()), ShapeToString(f.out_dims)));
-    }
+    IRM_RETURN_IF_ERROR(plan::CheckMatmulWithFlattenOutGrad(out_grad, f.out_dims));
     IRM_ASSIGN_OR_RETURN(const Tensor dout, out_grad.Reshaped({f.x.dim(0), f.y.dim(1)}));
     Tensor dx, dy;
     KernelCall grad{

@@ -11,6 +11,8 @@
 // accuracy(x, indices int64 [N, k], label int64 [N, ...]) -> (accuracy float32, correct int32,
 // total int32), 0-D (AccuracyInferMeta): a sample is correct when one of its k indices equals its
 // label; accuracy = correct / N in float32.
+//
+// The attributes and checks are planned in metrics_plan.h, with the CUDA kernels.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,7 +21,7 @@
 #include <numeric>
 #include <vector>
 
-#include "reference_runtime/kernels/axes.h"
+#include "reference_runtime/kernels/metrics_plan.h"
 #include "reference_runtime/kernels/numeric.h"
 #include "reference_runtime/kernels/register.h"
 
@@ -27,21 +29,16 @@ namespace irm::rt {
 namespace {
 
 template <typename T>
-Status RunTopk(KernelCall& call, int64_t k, int64_t axis_attr, bool largest) {
+Status RunTopk(KernelCall& call, const plan::TopkAttrs& attrs) {
   IRM_RETURN_IF_ERROR(CheckPresent(call, 0, "x"));
   const Tensor& x = call.input(0);
   IRM_RETURN_IF_ERROR(CheckDType(x, "x", {DTypeOf<T>()}));
-  if (x.rank() == 0) return KernelError("x is 0-D; topk needs at least one dim");
-  IRM_ASSIGN_OR_RETURN(const int axis, NormalizeAxis(axis_attr, x.shape(), "axis"));
-  const AxisSplit split = SplitAround(x.shape(), axis);
-  if (k < 1 || k > split.size) {
-    return KernelError(
-        fmt::format("k is {}, expected 1 to {} (the size of axis {})", k, split.size, axis));
-  }
-  std::vector<int64_t> shape = x.shape();
-  shape[static_cast<size_t>(axis)] = k;
-  IRM_ASSIGN_OR_RETURN(Tensor out, Tensor::Zeros(DTypeOf<T>(), shape));
-  IRM_ASSIGN_OR_RETURN(Tensor indices, Tensor::Zeros(DType::kInt64, shape));
+  IRM_ASSIGN_OR_RETURN(const plan::TopkPlan plan, plan::PlanTopk(x, attrs));
+  const AxisSplit& split = plan.split;
+  const int64_t k = attrs.k;
+  const bool largest = attrs.largest;
+  IRM_ASSIGN_OR_RETURN(Tensor out, Tensor::Zeros(DTypeOf<T>(), plan.out_shape));
+  IRM_ASSIGN_OR_RETURN(Tensor indices, Tensor::Zeros(DType::kInt64, plan.out_shape));
   const T* in = x.data<T>();
   T* values = out.data<T>();
   int64_t* where = indices.data<int64_t>();
@@ -75,47 +72,30 @@ Status RunTopk(KernelCall& call, int64_t k, int64_t axis_attr, bool largest) {
 template <typename T>
 struct TopkKernel {
   static Status Run(KernelCall& call) {
-    IRM_ASSIGN_OR_RETURN(const int64_t k, call.attrs.GetOr<int64_t>("k", 1));
-    IRM_ASSIGN_OR_RETURN(const int64_t axis, call.attrs.GetOr<int64_t>("axis", -1));
-    IRM_ASSIGN_OR_RETURN(const bool largest, call.attrs.GetOr<bool>("largest", true));
-    return RunTopk<T>(call, k, axis, largest);
+    IRM_ASSIGN_OR_RETURN(const plan::TopkAttrs attrs, plan::ReadTopkAttrs(call.attrs));
+    return RunTopk<T>(call, attrs);
   }
 };
 
 template <typename T>
 struct TopkV1Kernel {
   static Status Run(KernelCall& call) {
-    IRM_ASSIGN_OR_RETURN(const int64_t k, call.attrs.GetOr<int64_t>("k", 1));
-    return RunTopk<T>(call, k, -1, true);
+    IRM_ASSIGN_OR_RETURN(const plan::TopkAttrs attrs, plan::ReadTopkV1Attrs(call.attrs));
+    return RunTopk<T>(call, attrs);
   }
 };
 
 template <typename T>
 struct AccuracyKernel {
   static Status Run(KernelCall& call) {
-    for (size_t i = 0; i < 3; ++i) {
-      IRM_RETURN_IF_ERROR(CheckPresent(call, i, i == 0 ? "x" : i == 1 ? "indices" : "label"));
-    }
-    const Tensor& x = call.input(0);
-    const Tensor& indices = call.input(1);
-    const Tensor& label = call.input(2);
-    IRM_RETURN_IF_ERROR(CheckDType(x, "x", {DTypeOf<T>()}));
-    IRM_RETURN_IF_ERROR(CheckDType(indices, "indices", {DType::kInt64}));
-    IRM_RETURN_IF_ERROR(CheckDType(label, "label", {DType::kInt64}));
-    if (x.rank() != 2) {
-      return KernelError(
-          fmt::format("x has shape {}, expected [samples, k]", ShapeToString(x.shape())));
-    }
-    IRM_RETURN_IF_ERROR(CheckShape(indices, "indices", x.shape(), "the shape of x"));
-    const int64_t samples = x.dim(0);
-    const int64_t k = x.dim(1);
-    if (label.rank() == 0 || label.dim(0) < samples) {
-      return KernelError(fmt::format("label has shape {}, expected at least {} samples",
-                                     ShapeToString(label.shape()), samples));
-    }
-    const int64_t label_stride = label.dim(0) == 0 ? 0 : label.numel() / label.dim(0);
-    const int64_t* idx = indices.data<int64_t>();
-    const int64_t* lab = label.data<int64_t>();
+    IRM_RETURN_IF_ERROR(plan::CheckAccuracyPresent(call));
+    IRM_RETURN_IF_ERROR(CheckDType(call.input(0), "x", {DTypeOf<T>()}));
+    IRM_ASSIGN_OR_RETURN(const plan::AccuracyPlan plan, plan::PlanAccuracy(call));
+    const int64_t samples = plan.samples;
+    const int64_t k = plan.k;
+    const int64_t label_stride = plan.label_stride;
+    const int64_t* idx = call.input(1).data<int64_t>();
+    const int64_t* lab = call.input(2).data<int64_t>();
     int32_t correct = 0;
     for (int64_t i = 0; i < samples; ++i) {
       const int64_t want = lab[i * label_stride];

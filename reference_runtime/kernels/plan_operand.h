@@ -77,7 +77,8 @@ Operand InputOperand(const Call& call, size_t i) {
 }
 
 // axis in [-rank, rank) as an index in [0, rank), or the error
-// "<kernel>: <what> <axis> is out of range for <operand> <t.Describe()>" (data::NormalizeAxis's).
+// "<kernel>: <what> <axis> is out of range for <operand> <t.Describe()>" (data::NormalizeAxis
+// forwards here).
 StatusOr<int> NormalizeAxis(int64_t axis, const Operand& t, std::string_view kernel,
                             std::string_view what, std::string_view operand);
 
