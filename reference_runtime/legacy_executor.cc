@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -247,8 +246,9 @@ void LegacyExecutor::Write(const PlannedVar& var, Tensor tensor, RunState& state
     Tensor* existing = state.scope().Find(var.name);
     if (existing != nullptr && existing->defined() && existing->dtype() == tensor.dtype() &&
         existing->shape() == tensor.shape()) {
-      // memmove: a kernel may hand back a view of the very storage it overwrites.
-      if (tensor.nbytes() > 0) std::memmove(existing->raw(), tensor.raw(), tensor.nbytes());
+      // A kernel may hand back a view of the very storage it overwrites (CopyBytesFrom moves
+      // overlapping bytes), or a device-resident result (the storage takes its device copy).
+      existing->CopyBytesFrom(tensor);
       return;
     }
   }

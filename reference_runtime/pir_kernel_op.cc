@@ -6,7 +6,6 @@
 // value sharing that storage (a parameter of the Scope above all) sees the update.
 #include <fmt/format.h>
 
-#include <cstring>
 #include <utility>
 
 #include "reference_runtime/dtype_visit.h"
@@ -150,10 +149,9 @@ StatusOr<Tensor> PirInterpreter::WriteInPlace(const newir::Operation& op, int in
                             target.Describe()));
   }
   Tensor storage = target;
-  // memmove: a kernel may hand back a view of the very tensor it writes (share_data).
-  if (out.nbytes() > 0 && storage.raw() != out.raw()) {
-    std::memmove(storage.raw(), out.raw(), out.nbytes());
-  }
+  // A kernel may hand back a view of the very tensor it writes (share_data: CopyBytesFrom moves
+  // overlapping bytes), or a device-resident result (the storage takes its device copy).
+  storage.CopyBytesFrom(out);
   return storage.Reshaped(out.shape());
 }
 

@@ -3,8 +3,11 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <utility>
@@ -55,23 +58,70 @@ size_t TakeFailedAllocationBytes() { return std::exchange(failed_allocation_byte
 // a huge overcommitted allocation); a refused or failed allocation records its size for the
 // executor's diagnostic and throws std::bad_alloc, which KernelRegistry::Run and the executors
 // turn into a status.
+//
+// Residency (tensor.h): `state` says which copies are current. It is read without the mutex on
+// every access (an acquire load: a plain load on x86); every change happens under the mutex, and
+// `mirror` is set before `state` leaves kHost, so a reader that sees a device state sees the
+// mirror.
 struct Tensor::Storage {
+  enum State : uint8_t { kHost, kBoth, kDevice };
   static constexpr std::align_val_t kAlignment{64};
-  explicit Storage(size_t n) : size(n) {
+
+  explicit Storage(size_t n) : bytes(Allocate(n)), size(n) { std::memset(bytes, 0, n); }
+  Storage(size_t n, std::shared_ptr<const DeviceMirror> device)
+      : bytes(nullptr), size(n), state(kDevice), mirror(std::move(device)) {}
+  ~Storage() {
+    if (bytes != nullptr) ::operator delete(bytes, kAlignment);
+  }
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  static std::byte* Allocate(size_t n) {
     void* p =
         n > MaxTensorBytes() ? nullptr : ::operator new(n == 0 ? 1 : n, kAlignment, std::nothrow);
     if (p == nullptr) {
       failed_allocation_bytes = n;
       throw std::bad_alloc();
     }
-    bytes = static_cast<std::byte*>(p);
-    std::memset(bytes, 0, n);
+    return static_cast<std::byte*>(p);
   }
-  ~Storage() { ::operator delete(bytes, kAlignment); }
-  Storage(const Storage&) = delete;
-  Storage& operator=(const Storage&) = delete;
-  std::byte* bytes;
+
+  State Load() const { return static_cast<State>(state.load(std::memory_order_acquire)); }
+  void Store(State s) { state.store(s, std::memory_order_release); }
+
+  // Makes the host bytes current (called with `mutex` held).
+  Status SyncHostLocked() {
+    if (Load() != kDevice) return Status::Ok();
+    if (bytes == nullptr) bytes = Allocate(size);
+    IRM_RETURN_IF_ERROR(mirror->CopyToHost(bytes, size));
+    Store(kBoth);
+    return Status::Ok();
+  }
+  Status SyncHost() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return SyncHostLocked();
+  }
+  // The host bytes are about to be written: make them current, then drop the device copy.
+  void PrepareHostWrite() {
+    std::lock_guard<std::mutex> lock(mutex);
+    DieOnCopyBackFailure(SyncHostLocked());
+    mirror.reset();
+    Store(kHost);
+  }
+  // raw() cannot return a Status; a failed copy back is a device failure (the kernel that wrote
+  // the tensor has already reported any error it could see), never bad input.
+  static void DieOnCopyBackFailure(const Status& status) {
+    if (status.ok()) return;
+    std::fprintf(stderr, "fatal: copying a tensor back from the device failed: %s\n",
+                 status.ToString().c_str());
+    std::abort();
+  }
+
+  std::byte* bytes;  // null until a device-only storage is first read on the host
   size_t size;
+  std::atomic<uint8_t> state{kHost};
+  std::mutex mutex;
+  std::shared_ptr<const DeviceMirror> mirror;  // set while `state` is not kHost
 };
 
 namespace {
@@ -142,10 +192,111 @@ HostTensor Tensor::ToHost() const {
   return host;
 }
 
-const void* Tensor::raw() const {
-  return storage_ != nullptr ? storage_->bytes + offset_ : nullptr;
+StatusOr<Tensor> Tensor::OnDevice(DType dtype, std::vector<int64_t> shape,
+                                  std::unique_ptr<DeviceMirror> mirror) {
+  if (!IsRuntimeDType(dtype)) {
+    return Invalid(fmt::format("dtype {} is not supported by the runtime", DTypeName(dtype)));
+  }
+  const std::optional<uint64_t> bytes = CheckedByteSize(shape, DTypeSize(dtype));
+  if (!bytes.has_value()) {
+    return Invalid(
+        fmt::format("shape {} is not a valid tensor shape (a negative dim, or too large)",
+                    ShapeToString(shape)));
+  }
+  if (mirror == nullptr || mirror->size() < *bytes) {
+    return Status(StatusCode::kInternal, Location{},
+                  fmt::format("a device copy of {} bytes cannot hold a {} tensor of shape {} ({} "
+                              "bytes)",
+                              mirror == nullptr ? 0 : mirror->size(), DTypeName(dtype),
+                              ShapeToString(shape), *bytes));
+  }
+  Tensor t;
+  t.dtype_ = dtype;
+  t.numel_ = 1;
+  for (int64_t d : shape) t.numel_ *= d;
+  t.shape_ = std::move(shape);
+  t.storage_ = std::make_shared<Storage>(static_cast<size_t>(*bytes), std::move(mirror));
+  return t;
 }
-void* Tensor::raw() { return storage_ != nullptr ? storage_->bytes + offset_ : nullptr; }
+
+std::shared_ptr<const DeviceMirror> Tensor::device_mirror() const {
+  if (storage_ == nullptr || storage_->Load() == Storage::kHost) return nullptr;
+  std::lock_guard<std::mutex> lock(storage_->mutex);
+  return storage_->mirror;
+}
+
+bool Tensor::device_current() const {
+  return storage_ != nullptr && storage_->Load() != Storage::kHost;
+}
+
+bool Tensor::host_current() const {
+  return storage_ != nullptr && storage_->Load() != Storage::kDevice;
+}
+
+Status Tensor::UploadToDevice(const DeviceMirrorMaker& make) const {
+  if (storage_ == nullptr) return Invalid("an undefined tensor cannot be copied to the device");
+  Storage& s = *storage_;
+  if (s.Load() != Storage::kHost) return Status::Ok();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.Load() != Storage::kHost) return Status::Ok();  // another thread uploaded it meanwhile
+  IRM_ASSIGN_OR_RETURN(std::unique_ptr<DeviceMirror> mirror, make(s.size));
+  if (mirror == nullptr || mirror->size() < s.size) {
+    return Status(StatusCode::kInternal, Location{},
+                  fmt::format("the device copy made for {} bytes holds {}", s.size,
+                              mirror == nullptr ? 0 : mirror->size()));
+  }
+  IRM_RETURN_IF_ERROR(mirror->CopyFromHost(s.bytes, s.size));
+  s.mirror = std::move(mirror);
+  s.Store(Storage::kBoth);
+  return Status::Ok();
+}
+
+Status Tensor::SyncToHost() const {
+  if (storage_ == nullptr || storage_->Load() != Storage::kDevice) return Status::Ok();
+  return storage_->SyncHost();
+}
+
+// One branch on the CPU path: a host-only storage is never device-only.
+const void* Tensor::raw() const {
+  if (storage_ == nullptr) return nullptr;
+  if (storage_->Load() == Storage::kDevice) [[unlikely]] {
+    Storage::DieOnCopyBackFailure(storage_->SyncHost());
+  }
+  return storage_->bytes + offset_;
+}
+
+void* Tensor::raw() {
+  if (storage_ == nullptr) return nullptr;
+  if (storage_->Load() != Storage::kHost) [[unlikely]]
+    storage_->PrepareHostWrite();
+  return storage_->bytes + offset_;
+}
+
+bool Tensor::SpansStorage() const { return offset_ == 0 && nbytes() == storage_->size; }
+
+void Tensor::CopyBytesFrom(const Tensor& src) {
+  if (!defined() || !src.defined() || nbytes() != src.nbytes() || nbytes() == 0) return;
+  if (storage_ == src.storage_) {
+    if (offset_ != src.offset_) std::memmove(raw(), src.raw(), nbytes());
+    return;
+  }
+  std::shared_ptr<const DeviceMirror> mirror = src.device_mirror();
+  if (mirror == nullptr || !SpansStorage() || !src.SpansStorage()) {
+    std::memmove(raw(), src.raw(), nbytes());
+    return;
+  }
+  // Both views are whole storages and src is on the device: share its immutable mirror, and copy
+  // the host bytes only where src has them current already (no copy back for it).
+  const bool host_too = src.host_current();
+  std::lock_guard<std::mutex> lock(storage_->mutex);
+  Storage& s = *storage_;
+  if (host_too) {
+    if (s.bytes == nullptr) s.bytes = Storage::Allocate(s.size);
+    std::memcpy(s.bytes, src.storage_->bytes, s.size);
+  }
+  s.mirror = std::move(mirror);
+  s.Store(host_too ? Storage::kBoth : Storage::kDevice);
+}
 
 StatusOr<Tensor> Tensor::Slice(int64_t begin, int64_t end) const {
   if (rank() == 0) return Invalid("a 0-D tensor has no rows to slice");
@@ -178,6 +329,14 @@ StatusOr<Tensor> Tensor::Reshaped(std::vector<int64_t> shape) const {
 
 Tensor Tensor::Clone() const {
   if (!defined()) return {};
+  if (storage_->Load() == Storage::kDevice && SpansStorage()) {
+    std::shared_ptr<const DeviceMirror> mirror = device_mirror();
+    if (mirror != nullptr) {
+      Tensor t = *this;
+      t.storage_ = std::make_shared<Storage>(storage_->size, std::move(mirror));
+      return t;
+    }
+  }
   Tensor t = ZerosUnchecked(dtype_, shape_);
   std::memcpy(t.raw(), raw(), nbytes());
   return t;

@@ -2,6 +2,14 @@
 // contiguous, 64-byte aligned storage on a device. Views share storage: a micro-batch slice along
 // dim 0 or a reshape costs no copy. New tensors are zero-filled, so that no uninitialised byte can
 // ever reach an output and break determinism. HostTensor (common/) is the file-exchange form.
+//
+// Device residency (`--device gpu`): a storage may also hold a DeviceMirror (device_mirror.h), a
+// copy of its bytes in device memory, so that tensors stay on the device between kernels while
+// every host reader still sees the right bytes. A storage is in one of three states: host only,
+// both current, device only (a kernel output: no host bytes until something reads them). raw() and
+// data() first make the host bytes current (allocated lazily, one copy back, under the storage's
+// mutex: ranks run on threads); the non-const ones then drop the mirror, since the host may write.
+// On the CPU path the cost is one well-predicted branch per access.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +21,7 @@
 
 #include "common/host_tensor.h"
 #include "common/status.h"
+#include "reference_runtime/device_mirror.h"
 #include "reference_runtime/half.h"
 
 namespace irm::rt {
@@ -85,6 +94,30 @@ class Tensor {
 
   HostTensor ToHost() const;
 
+  // A tensor whose bytes are on the device only (a device kernel's output): `mirror` holds at least
+  // the shape's bytes; the host bytes are allocated and copied back when first read.
+  static StatusOr<Tensor> OnDevice(DType dtype, std::vector<int64_t> shape,
+                                   std::unique_ptr<DeviceMirror> mirror);
+  // The storage's device copy, null when there is none. A mirror is always current: a host write
+  // drops it (device_mirror.h); the returned reference keeps it alive for a kernel reading it.
+  std::shared_ptr<const DeviceMirror> device_mirror() const;
+  bool device_current() const;
+  // Whether the host bytes are current (reading them costs no copy); for tests and counters.
+  bool host_current() const;
+  // Where this view starts in its storage (and so in the storage's device mirror).
+  size_t byte_offset() const { return offset_; }
+  // Makes the device copy current: the whole storage is uploaded once into a mirror `make`
+  // allocates, so the other views of the storage (micro-batch slices) reuse that upload. Nothing
+  // to do when the device copy is current.
+  Status UploadToDevice(const DeviceMirrorMaker& make) const;
+  // Makes the host bytes current, returning a failed copy back as a Status (raw() aborts on one:
+  // it is a device failure, not bad input).
+  Status SyncToHost() const;
+  // Overwrites this view's bytes with `src`'s (same nbytes; the views may overlap): the executors'
+  // in-place writes. When both views span their whole storage and `src` has a device copy, this
+  // storage takes that (immutable) mirror instead: no copy on either side.
+  void CopyBytesFrom(const Tensor& src);
+
   bool defined() const { return storage_ != nullptr; }
   DType dtype() const { return dtype_; }
   Device device() const { return device_; }
@@ -111,7 +144,8 @@ class Tensor {
   StatusOr<Tensor> Slice(int64_t begin, int64_t end) const;
   // The same elements under another shape (same numel), sharing storage.
   StatusOr<Tensor> Reshaped(std::vector<int64_t> shape) const;
-  // A copy with its own storage.
+  // A copy with its own storage (a device-only tensor spanning its storage shares its immutable
+  // mirror instead of copying back).
   Tensor Clone() const;
   bool SharesStorageWith(const Tensor& other) const { return storage_ == other.storage_; }
   // Same dtype, shape and bytes.
@@ -122,6 +156,7 @@ class Tensor {
 
  private:
   struct Storage;
+  bool SpansStorage() const;
   DType dtype_ = DType::kFloat32;
   Device device_ = Device::kCpu;
   std::vector<int64_t> shape_;

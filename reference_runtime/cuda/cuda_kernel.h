@@ -2,8 +2,9 @@
 // pd_op name without prefix or in-place suffix, inputs in operand order, outputs in result order,
 // attributes by their pd_op names, KernelSignature checked before the kernel runs, bad input a
 // KernelError naming the operand — with DeviceTensors in place of Tensors. A kernel is keyed by
-// (name, dtype) like the CPU's (name, dtype, Device::kCpu); the executors will reach it through
-// Device::kCuda once Tensor can hold device storage (docs/runtime.md, "GPU").
+// (name, dtype) like the CPU's (name, dtype, Device::kCpu); the executors reach it through the GPU
+// kernel registry (gpu_kernel_registry.h), which hands it their Tensors' device copies
+// (docs/runtime.md, "GPU").
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // The executors on the GPU (`--device gpu`): the legacy and PIR executors, unchanged, on the
-// host-staged GPU kernel registry (gpu_kernel_registry.h). The model is the zoo gpt training
-// program that `ir-migrate build gpt` writes into its bundle (oldir/models/gpt.h + AddTraining,
-// AdamW, attention dropout 0.1), at small sizes. The Engine flow (`ir-migrate engine --device gpu
+// GPU kernel registry (gpu_kernel_registry.h; tensors resident on the device between ops). The
+// model is the zoo gpt training program that `ir-migrate build gpt` writes into its bundle
+// (oldir/models/gpt.h + AddTraining, AdamW, attention dropout 0.1), at small sizes. The Engine flow
+// (`ir-migrate engine --device gpu
 // --backend device`: diff_tests/engine_flow.h) on the zoo mlp under DP2, its two ranks in the
 // device world. Every test here needs a GPU and reports skipped without one (check_gpu_tests.sh
 // holds that none passes there).

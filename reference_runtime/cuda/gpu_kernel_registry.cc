@@ -1,8 +1,8 @@
-// The host-staged kernel registry of `--device gpu` (gpu_kernel_registry.h).
+// The kernel registry of `--device gpu`, resident or host-staged (gpu_kernel_registry.h).
 //
 // A KernelEntry holds a plain function pointer (KernelFn) and KernelCall does not say which kernel
 // it is for, so each (name, dtype) gets a slot: a process-wide table built once from the CPU and
-// CUDA registries, and one instantiated function per slot index that runs its slot.
+// CUDA registries, and one instantiated function per slot index and residency that runs its slot.
 #include "reference_runtime/cuda/gpu_kernel_registry.h"
 
 #include <fmt/format.h>
@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <utility>
 
 #include "reference_runtime/cuda/cuda_kernel.h"
@@ -90,9 +91,64 @@ Status RunStaged(const Slot& slot, KernelCall& call) {
   return Status::Ok();
 }
 
+// Inputs read where their device mirror is (uploaded once if they have none), the twin, outputs
+// left on the device as Tensors holding the twin's buffers. A view keeps its input's mirror alive:
+// a twin's output may share an input's device storage (reshape), and mirrors are never written
+// after they are made (device_mirror.h), so such an output is as independent as a copy.
+Status RunResident(const Slot& slot, KernelCall& call) {
+  const DeviceMirrorMaker make = [&slot](size_t bytes) {
+    return MakeDeviceMirror(bytes, slot.name);
+  };
+  std::vector<DeviceTensor> device_inputs(call.inputs.size());
+  CudaKernelCall device_call;
+  device_call.inputs.reserve(call.inputs.size());
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const Tensor* input = call.inputs[i];
+    if (input == nullptr) {
+      device_call.inputs.push_back(nullptr);
+      continue;
+    }
+    if (input->defined()) {
+      IRM_RETURN_IF_ERROR(input->UploadToDevice(make));
+      std::shared_ptr<const DeviceMirror> mirror = input->device_mirror();
+      if (mirror == nullptr) {
+        // Only a host write racing with this op (another thread) can drop it again.
+        return Status(
+            StatusCode::kInternal, Location{},
+            fmt::format("gpu: {}: input {} lost its device copy while the op ran", slot.name, i));
+      }
+      const void* data = static_cast<const std::byte*>(mirror->data()) + input->byte_offset();
+      device_inputs[i] =
+          DeviceTensor::View(input->dtype(), input->shape(), data, std::move(mirror));
+    }
+    device_call.inputs.push_back(&device_inputs[i]);
+  }
+  std::vector<DeviceTensor> device_outputs(call.outputs.size());
+  device_call.outputs.reserve(call.outputs.size());
+  for (size_t i = 0; i < call.outputs.size(); ++i) {
+    device_call.outputs.push_back(call.wants_output(i) ? &device_outputs[i] : nullptr);
+  }
+  device_call.attrs = call.attrs;
+  device_call.context = call.context;
+  IRM_RETURN_IF_ERROR(CudaKernelRegistry::Global().Run(slot.name, slot.dtype, device_call));
+  for (size_t i = 0; i < call.outputs.size(); ++i) {
+    if (!call.wants_output(i) || !device_outputs[i].defined()) continue;
+    const DType dtype = device_outputs[i].dtype();
+    std::vector<int64_t> shape = device_outputs[i].shape();
+    IRM_ASSIGN_OR_RETURN(
+        Tensor output,
+        Tensor::OnDevice(dtype, std::move(shape),
+                         std::make_unique<DeviceTensorMirror>(std::move(device_outputs[i]))));
+    call.SetOutput(i, std::move(output));
+  }
+  return Status::Ok();
+}
+
+template <GpuResidency kResidency>
 Status RunSlot(size_t index, KernelCall& call) {
   const Slot& slot = Slots()[index];
   if (!slot.staged) return Status(StatusCode::kUnimplemented, Location{}, slot.refusal);
+  if constexpr (kResidency == GpuResidency::kResident) return RunResident(slot, call);
   return RunStaged(slot, call);
 }
 
@@ -100,18 +156,20 @@ Status RunSlot(size_t index, KernelCall& call) {
 // rather than drop one when the CPU registry outgrows it.
 constexpr size_t kMaxSlots = 1024;
 
-template <size_t I>
+template <GpuResidency kResidency, size_t I>
 Status SlotKernel(KernelCall& call) {
-  return RunSlot(I, call);
+  return RunSlot<kResidency>(I, call);
 }
 
-template <size_t... I>
+template <GpuResidency kResidency, size_t... I>
 constexpr std::array<KernelFn, sizeof...(I)> SlotKernels(std::index_sequence<I...>) {
-  return {&SlotKernel<I>...};
+  return {&SlotKernel<kResidency, I>...};
 }
 
-constexpr std::array<KernelFn, kMaxSlots> kSlotKernels =
-    SlotKernels(std::make_index_sequence<kMaxSlots>());
+constexpr std::array<KernelFn, kMaxSlots> kStagedSlotKernels =
+    SlotKernels<GpuResidency::kStaged>(std::make_index_sequence<kMaxSlots>());
+constexpr std::array<KernelFn, kMaxSlots> kResidentSlotKernels =
+    SlotKernels<GpuResidency::kResident>(std::make_index_sequence<kMaxSlots>());
 
 }  // namespace
 
@@ -126,7 +184,7 @@ const GpuKernelCoverage& GpuCoverage() {
   return *coverage;
 }
 
-StatusOr<std::unique_ptr<KernelRegistry>> MakeGpuKernelRegistryUnchecked() {
+StatusOr<std::unique_ptr<KernelRegistry>> MakeGpuKernelRegistryUnchecked(GpuResidency residency) {
   const std::vector<Slot>& slots = Slots();
   if (slots.size() > kMaxSlots) {
     return Status(StatusCode::kInternal, Location{},
@@ -134,21 +192,23 @@ StatusOr<std::unique_ptr<KernelRegistry>> MakeGpuKernelRegistryUnchecked() {
                               "raise kMaxSlots in gpu_kernel_registry.cc",
                               kMaxSlots, slots.size()));
   }
+  const std::array<KernelFn, kMaxSlots>& kernels =
+      residency == GpuResidency::kResident ? kResidentSlotKernels : kStagedSlotKernels;
   auto registry = std::make_unique<KernelRegistry>();
   for (size_t i = 0; i < slots.size(); ++i) {
     // Under Device::kCpu: the executors look kernels up there, and they do not change.
     IRM_RETURN_IF_ERROR(registry->Register(slots[i].name, slots[i].dtype, Device::kCpu,
-                                           {kSlotKernels[i], slots[i].signature}));
+                                           {kernels[i], slots[i].signature}));
   }
   return registry;
 }
 
-StatusOr<std::unique_ptr<KernelRegistry>> MakeGpuKernelRegistry() {
+StatusOr<std::unique_ptr<KernelRegistry>> MakeGpuKernelRegistry(GpuResidency residency) {
   if (VisibleGpuCount() == 0) {
     return Status(StatusCode::kInternal, Location{},
                   fmt::format("no GPU can be used: {}", NoGpuReason()));
   }
-  return MakeGpuKernelRegistryUnchecked();
+  return MakeGpuKernelRegistryUnchecked(residency);
 }
 
 }  // namespace irm::rt::cuda
