@@ -24,16 +24,6 @@ constexpr size_t kSavedMean = plan::kBnSavedMean;
 constexpr size_t kSavedVariance = plan::kBnSavedVariance;
 constexpr size_t kOutGrad = plan::kBnOutGrad;
 
-// The launchers' description of a plan (conv_launch.h's plain struct).
-BatchNormGeometry GeometryOf(const plan::BatchNormPlan& p) {
-  BatchNormGeometry g;
-  g.channel_last = p.channel_last;
-  g.n = p.n;
-  g.c = p.c;
-  g.s = p.s;
-  return g;
-}
-
 const void* OptionalData(const CudaKernelCall& call, size_t index) {
   return call.has_input(index) ? call.input(index).raw() : nullptr;
 }
@@ -49,7 +39,7 @@ Status RunBatchNorm(CudaKernelCall& call) {
   // Rounded through float, as the CPU kernel uses them.
   const double momentum = static_cast<float>(mode.momentum);
   const double epsilon = static_cast<float>(mode.epsilon);
-  const BatchNormGeometry g = GeometryOf(p);
+  const plan::BatchNormPlan& g = p;
   const DeviceTensor& x = call.input(0);
   IRM_ASSIGN_OR_RETURN(const Elem elem, ElemOf(kDType));
   const DeviceTensor& running_mean = call.input(1);
@@ -105,7 +95,7 @@ Status RunBatchNormGrad(CudaKernelCall& call) {
   IRM_ASSIGN_OR_RETURN(const plan::BatchNormMode mode, plan::ReadBatchNormMode(call.attrs));
   IRM_RETURN_IF_ERROR(plan::CheckBatchNormGradOperands(call, kDType, p, mode));
   const double epsilon = static_cast<float>(mode.epsilon);  // as the CPU kernel uses it
-  const BatchNormGeometry g = GeometryOf(p);
+  const plan::BatchNormPlan& g = p;
   const DeviceTensor& x = call.input(kX);
   const DeviceTensor& out_grad = call.input(kOutGrad);
   const bool global = mode.global_stats;

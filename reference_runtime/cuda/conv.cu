@@ -6,13 +6,15 @@
 // without fused multiply-add, so that pool2d, its grad, batch_norm and its grad give the CPU's
 // bits, and col2im does for the same columns. batch_norm's statistics run one thread per channel
 // along the channel's m elements — the CPU's sequential order exactly, slow only for very large
-// batches.
+// batches. The plans are the CPU kernels' own (kernels/conv_net_geometry.h) and the pool windows
+// are kernels/pool_window.h's, which pool.cc reads too.
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 
 #include "reference_runtime/cuda/conv_launch.h"
 #include "reference_runtime/cuda/device_numeric.cuh"
+#include "reference_runtime/kernels/pool_window.h"
 
 namespace irm::rt::cuda {
 namespace {
@@ -38,10 +40,10 @@ cudaError_t DispatchConvFloat(Elem elem, F&& f) {
 // ------------------------------------------------------------------------------------
 
 template <typename T>
-__global__ void Im2ColKernel(ConvGeometry g, int64_t total, const T* x, T* col) {
-  const int64_t cpg = g.c / g.groups;
-  const int64_t pixels = g.oh * g.ow;
-  const int64_t rows = cpg * g.kh * g.kw;
+__global__ void Im2ColKernel(ConvPlan g, int64_t total, const T* x, T* col) {
+  const int64_t cpg = g.c_per_group();
+  const int64_t pixels = g.pixels();
+  const int64_t rows = g.col_rows();
   IRM_GRID_STRIDE(e, total) {
     const int64_t p = e % pixels;
     const int64_t r = (e / pixels) % rows;
@@ -69,10 +71,10 @@ __device__ __forceinline__ int64_t OutputAt(int64_t i, int64_t k, int64_t stride
 }
 
 template <typename T>
-__global__ void Col2ImKernel(ConvGeometry g, int64_t total, const T* col, T* dx) {
-  const int64_t cpg = g.c / g.groups;
-  const int64_t pixels = g.oh * g.ow;
-  const int64_t rows = cpg * g.kh * g.kw;
+__global__ void Col2ImKernel(ConvPlan g, int64_t total, const T* col, T* dx) {
+  const int64_t cpg = g.c_per_group();
+  const int64_t pixels = g.pixels();
+  const int64_t rows = g.col_rows();
   IRM_GRID_STRIDE(e, total) {
     const int64_t ix = e % g.w;
     const int64_t iy = (e / g.w) % g.h;
@@ -106,67 +108,16 @@ __global__ void AddSamplesKernel(int64_t count, int64_t samples, const T* parts,
 // ---- pool2d
 // ------------------------------------------------------------------------------------
 
-struct Window {
-  int64_t h0, h1, w0, w1;
-  int64_t size;
-};
-
-// Adaptive windows in float, as the CPU's AdaptStart / AdaptEnd (funcs/pooling.h).
-__device__ __forceinline__ int64_t AdaptStart(int64_t i, int64_t in, int64_t out) {
-  return static_cast<int64_t>(floorf(static_cast<float>(i * in) / static_cast<float>(out)));
-}
-__device__ __forceinline__ int64_t AdaptEnd(int64_t i, int64_t in, int64_t out) {
-  return static_cast<int64_t>(ceilf(static_cast<float>((i + 1) * in) / static_cast<float>(out)));
-}
-
-// The CPU's AvgOrForwardWindow.
-__device__ Window ForwardWindow(const PoolGeometry& p, int64_t oy, int64_t ox) {
-  Window win{};
-  if (p.adaptive) {
-    win.h0 = AdaptStart(oy, p.h, p.oh);
-    win.h1 = AdaptEnd(oy, p.h, p.oh);
-    win.w0 = AdaptStart(ox, p.w, p.ow);
-    win.w1 = AdaptEnd(ox, p.w, p.ow);
-    win.size = (win.h1 - win.h0) * (win.w1 - win.w0);
-    return win;
-  }
-  win.h0 = oy * p.stride_h - p.pad_top;
-  win.w0 = ox * p.stride_w - p.pad_left;
-  win.h1 = min(win.h0 + p.kh, p.h + p.pad_top);
-  win.w1 = min(win.w0 + p.kw, p.w + p.pad_left);
-  win.size = (win.h1 - win.h0) * (win.w1 - win.w0);
-  win.h0 = max(win.h0, int64_t{0});
-  win.w0 = max(win.w0, int64_t{0});
-  win.h1 = min(win.h1, p.h);
-  win.w1 = min(win.w1, p.w);
-  if (p.exclusive) win.size = (win.h1 - win.h0) * (win.w1 - win.w0);
-  return win;
-}
-
-// The CPU's MaxGradWindow.
-__device__ Window MaxGradWindow(const PoolGeometry& p, int64_t oy, int64_t ox) {
-  Window win{};
-  win.h0 = oy * p.stride_h - p.pad_top;
-  win.w0 = ox * p.stride_w - p.pad_left;
-  win.h1 = min(win.h0 + p.kh, p.h);
-  win.w1 = min(win.w0 + p.kw, p.w);
-  win.h0 = max(win.h0, int64_t{0});
-  win.w0 = max(win.w0, int64_t{0});
-  win.size = 1;
-  return win;
-}
-
-// Element (i, ch, y, x) of a 4-D tensor in the layout, with hh x ww planes.
-__device__ __forceinline__ int64_t At(const PoolGeometry& p, int64_t i, int64_t ch, int64_t y,
-                                      int64_t x, int64_t hh, int64_t ww) {
-  return p.channel_last ? ((i * hh + y) * ww + x) * p.c + ch : ((i * p.c + ch) * hh + y) * ww + x;
-}
+using plan::ForwardWindow;
+using plan::MaxGradWindow;
+using plan::PoolAt;
+using plan::PoolWindow;
 
 // Output element e's (i, ch, oy, ox), or an input element's with the input's plane.
 struct Pixel {
   int64_t i, ch, y, x;
 };
-__device__ __forceinline__ Pixel PixelOf(const PoolGeometry& p, int64_t e, int64_t hh, int64_t ww) {
+__device__ __forceinline__ Pixel PixelOf(const PoolPlan& p, int64_t e, int64_t hh, int64_t ww) {
   Pixel px{};
   if (p.channel_last) {
     px.ch = e % p.c;
@@ -183,14 +134,14 @@ __device__ __forceinline__ Pixel PixelOf(const PoolGeometry& p, int64_t e, int64
 }
 
 template <typename T>
-__global__ void Pool2dKernel(PoolGeometry p, int64_t total, const T* x, T* out) {
+__global__ void Pool2dKernel(PoolPlan p, int64_t total, const T* x, T* out) {
   IRM_GRID_STRIDE(e, total) {
     const Pixel o = PixelOf(p, e, p.oh, p.ow);
-    const Window win = ForwardWindow(p, o.y, o.x);
+    const PoolWindow win = ForwardWindow(p, o.y, o.x);
     T acc = p.max ? static_cast<T>(-FLT_MAX) : T{0};
     for (int64_t yy = win.h0; yy < win.h1; ++yy) {
       for (int64_t xx = win.w0; xx < win.w1; ++xx) {
-        const T v = x[At(p, o.i, o.ch, yy, xx, p.h, p.w)];
+        const T v = x[PoolAt(p, o.i, o.ch, yy, xx, p.h, p.w)];
         if (p.max) {
           acc = acc > v ? acc : v;
         } else {
@@ -205,8 +156,8 @@ __global__ void Pool2dKernel(PoolGeometry p, int64_t total, const T* x, T* out) 
 
 // The outputs along one dim whose (unclipped) window [o * stride - pad, ... + k) holds input
 // index i: [first, last]; every output for adaptive windows (the caller checks each).
-__device__ __forceinline__ void Candidates(const PoolGeometry& p, bool rows, int64_t i,
-                                           int64_t* first, int64_t* last) {
+__device__ __forceinline__ void Candidates(const PoolPlan& p, bool rows, int64_t i, int64_t* first,
+                                           int64_t* last) {
   const int64_t out = rows ? p.oh : p.ow;
   if (p.adaptive) {
     *first = 0;
@@ -223,7 +174,7 @@ __device__ __forceinline__ void Candidates(const PoolGeometry& p, bool rows, int
 }
 
 template <typename T>
-__global__ void Pool2dGradKernel(PoolGeometry p, int64_t total, const T* x, const T* y, const T* dy,
+__global__ void Pool2dGradKernel(PoolPlan p, int64_t total, const T* x, const T* y, const T* dy,
                                  T* dx) {
   IRM_GRID_STRIDE(e, total) {
     const Pixel in = PixelOf(p, e, p.h, p.w);
@@ -233,16 +184,16 @@ __global__ void Pool2dGradKernel(PoolGeometry p, int64_t total, const T* x, cons
     T acc{0};
     for (int64_t oy = oy0; oy <= oy1; ++oy) {
       for (int64_t ox = ox0; ox <= ox1; ++ox) {
-        const int64_t o = At(p, in.i, in.ch, oy, ox, p.oh, p.ow);
+        const int64_t o = PoolAt(p, in.i, in.ch, oy, ox, p.oh, p.ow);
         if (p.max) {
-          const Window win = MaxGradWindow(p, oy, ox);
+          const PoolWindow win = MaxGradWindow(p, oy, ox);
           if (in.y < win.h0 || in.y >= win.h1 || in.x < win.w0 || in.x >= win.w1) continue;
           // Does the window's first element equal to the output, row-major, sit here?
           bool mine = false;
           bool found = false;
           for (int64_t yy = win.h0; yy < win.h1 && !found; ++yy) {
             for (int64_t xx = win.w0; xx < win.w1 && !found; ++xx) {
-              if (x[At(p, in.i, in.ch, yy, xx, p.h, p.w)] == y[o]) {
+              if (x[PoolAt(p, in.i, in.ch, yy, xx, p.h, p.w)] == y[o]) {
                 found = true;
                 mine = yy == in.y && xx == in.x;
               }
@@ -251,7 +202,7 @@ __global__ void Pool2dGradKernel(PoolGeometry p, int64_t total, const T* x, cons
           if (mine) acc += dy[o];
           continue;
         }
-        const Window win = ForwardWindow(p, oy, ox);
+        const PoolWindow win = ForwardWindow(p, oy, ox);
         if (in.y < win.h0 || in.y >= win.h1 || in.x < win.w0 || in.x >= win.w1) continue;
         const T scale = static_cast<T>(1.0f / static_cast<float>(win.size));
         acc += scale * dy[o];
@@ -264,28 +215,24 @@ __global__ void Pool2dGradKernel(PoolGeometry p, int64_t total, const T* x, cons
 // ---- batch_norm
 // --------------------------------------------------------------------------------
 
-__device__ __forceinline__ int64_t BnAt(const BatchNormGeometry& g, int64_t i, int64_t ch,
-                                        int64_t k) {
-  return g.channel_last ? (i * g.s + k) * g.c + ch : (i * g.c + ch) * g.s + k;
-}
-__device__ __forceinline__ int64_t BnChannel(const BatchNormGeometry& g, int64_t e) {
+__device__ __forceinline__ int64_t BnChannel(const BatchNormPlan& g, int64_t e) {
   return g.channel_last ? e % g.c : (e / g.s) % g.c;
 }
 
 template <typename T>
-__global__ void BatchNormStatsKernel(BatchNormGeometry g, T momentum, T eps, const T* x,
+__global__ void BatchNormStatsKernel(BatchNormPlan g, T momentum, T eps, const T* x,
                                      const T* running_mean, const T* running_var, T* mean_out,
                                      T* variance_out, T* saved_mean, T* saved_inv_std) {
   const T m = static_cast<T>(g.n * g.s);
   IRM_GRID_STRIDE(ch, g.c) {
     T sum{0};
     for (int64_t i = 0; i < g.n; ++i)
-      for (int64_t k = 0; k < g.s; ++k) sum += x[BnAt(g, i, ch, k)];
+      for (int64_t k = 0; k < g.s; ++k) sum += x[g.At(i, ch, k)];
     const T mean = sum / m;
     T sq{0};
     for (int64_t i = 0; i < g.n; ++i) {
       for (int64_t k = 0; k < g.s; ++k) {
-        const T d = x[BnAt(g, i, ch, k)] - mean;
+        const T d = x[g.At(i, ch, k)] - mean;
         sq += d * d;
       }
     }
@@ -298,7 +245,7 @@ __global__ void BatchNormStatsKernel(BatchNormGeometry g, T momentum, T eps, con
 }
 
 template <typename T>
-__global__ void BatchNormApplyKernel(BatchNormGeometry g, int64_t total, bool from_variance, T eps,
+__global__ void BatchNormApplyKernel(BatchNormPlan g, int64_t total, bool from_variance, T eps,
                                      const T* x, const T* mean, const T* inv_std_in, const T* scale,
                                      const T* bias, T* out) {
   IRM_GRID_STRIDE(e, total) {
@@ -318,7 +265,7 @@ __device__ __forceinline__ T GradInvStd(bool global, T eps, const T* inv_std, in
 }
 
 template <typename T>
-__global__ void BatchNormGradSumsKernel(BatchNormGeometry g, bool global, T eps, const T* x,
+__global__ void BatchNormGradSumsKernel(BatchNormPlan g, bool global, T eps, const T* x,
                                         const T* mean, const T* inv_std_in, const T* dy,
                                         T* dy_xhat_sum, T* dy_sum) {
   IRM_GRID_STRIDE(ch, g.c) {
@@ -327,7 +274,7 @@ __global__ void BatchNormGradSumsKernel(BatchNormGeometry g, bool global, T eps,
     T t{0};
     for (int64_t i = 0; i < g.n; ++i) {
       for (int64_t k = 0; k < g.s; ++k) {
-        const int64_t at = BnAt(g, i, ch, k);
+        const int64_t at = g.At(i, ch, k);
         s += dy[at];
         t += (x[at] - mean[ch]) * inv_std * dy[at];
       }
@@ -338,7 +285,7 @@ __global__ void BatchNormGradSumsKernel(BatchNormGeometry g, bool global, T eps,
 }
 
 template <typename T>
-__global__ void BatchNormGradInputKernel(BatchNormGeometry g, int64_t total, bool global, T eps,
+__global__ void BatchNormGradInputKernel(BatchNormPlan g, int64_t total, bool global, T eps,
                                          const T* x, const T* mean, const T* inv_std_in,
                                          const T* scale, const T* dy, const T* dy_xhat_sum,
                                          const T* dy_sum, T* dx) {
@@ -356,8 +303,8 @@ __global__ void BatchNormGradInputKernel(BatchNormGeometry g, int64_t total, boo
 
 }  // namespace
 
-cudaError_t LaunchIm2Col(Elem elem, const ConvGeometry& g, int64_t samples, const void* x,
-                         void* col, cudaStream_t stream) {
+cudaError_t LaunchIm2Col(Elem elem, const ConvPlan& g, int64_t samples, const void* x, void* col,
+                         cudaStream_t stream) {
   const int64_t total = samples * g.c * g.kh * g.kw * g.oh * g.ow;  // = samples * groups * rows
   if (total == 0) return cudaSuccess;
   return DispatchConvFloat(elem, [&](auto t) -> cudaError_t {
@@ -368,8 +315,8 @@ cudaError_t LaunchIm2Col(Elem elem, const ConvGeometry& g, int64_t samples, cons
   });
 }
 
-cudaError_t LaunchCol2Im(Elem elem, const ConvGeometry& g, int64_t samples, const void* col,
-                         void* dx, cudaStream_t stream) {
+cudaError_t LaunchCol2Im(Elem elem, const ConvPlan& g, int64_t samples, const void* col, void* dx,
+                         cudaStream_t stream) {
   const int64_t total = samples * g.c * g.h * g.w;
   if (total == 0) return cudaSuccess;
   return DispatchConvFloat(elem, [&](auto t) -> cudaError_t {
@@ -391,7 +338,7 @@ cudaError_t LaunchAddSamples(Elem elem, int64_t count, int64_t samples, const vo
   });
 }
 
-cudaError_t LaunchPool2d(Elem elem, const PoolGeometry& g, const void* x, void* out,
+cudaError_t LaunchPool2d(Elem elem, const PoolPlan& g, const void* x, void* out,
                          cudaStream_t stream) {
   const int64_t total = g.n * g.c * g.oh * g.ow;
   if (total == 0) return cudaSuccess;
@@ -403,7 +350,7 @@ cudaError_t LaunchPool2d(Elem elem, const PoolGeometry& g, const void* x, void* 
   });
 }
 
-cudaError_t LaunchPool2dGrad(Elem elem, const PoolGeometry& g, const void* x, const void* out,
+cudaError_t LaunchPool2dGrad(Elem elem, const PoolPlan& g, const void* x, const void* out,
                              const void* out_grad, void* x_grad, cudaStream_t stream) {
   const int64_t total = g.n * g.c * g.h * g.w;
   if (total == 0) return cudaSuccess;
@@ -416,10 +363,10 @@ cudaError_t LaunchPool2dGrad(Elem elem, const PoolGeometry& g, const void* x, co
   });
 }
 
-cudaError_t LaunchBatchNormStats(Elem elem, const BatchNormGeometry& g, double momentum,
-                                 double epsilon, const void* x, const void* running_mean,
-                                 const void* running_var, void* mean_out, void* variance_out,
-                                 void* saved_mean, void* saved_inv_std, cudaStream_t stream) {
+cudaError_t LaunchBatchNormStats(Elem elem, const BatchNormPlan& g, double momentum, double epsilon,
+                                 const void* x, const void* running_mean, const void* running_var,
+                                 void* mean_out, void* variance_out, void* saved_mean,
+                                 void* saved_inv_std, cudaStream_t stream) {
   if (g.c == 0) return cudaSuccess;
   return DispatchConvFloat(elem, [&](auto t) -> cudaError_t {
     using T = decltype(t);
@@ -432,7 +379,7 @@ cudaError_t LaunchBatchNormStats(Elem elem, const BatchNormGeometry& g, double m
   });
 }
 
-cudaError_t LaunchBatchNormApply(Elem elem, const BatchNormGeometry& g, bool from_variance,
+cudaError_t LaunchBatchNormApply(Elem elem, const BatchNormPlan& g, bool from_variance,
                                  double epsilon, const void* x, const void* mean,
                                  const void* inv_std, const void* scale, const void* bias,
                                  void* out, cudaStream_t stream) {
@@ -448,7 +395,7 @@ cudaError_t LaunchBatchNormApply(Elem elem, const BatchNormGeometry& g, bool fro
   });
 }
 
-cudaError_t LaunchBatchNormGrad(Elem elem, const BatchNormGeometry& g, bool global, double epsilon,
+cudaError_t LaunchBatchNormGrad(Elem elem, const BatchNormPlan& g, bool global, double epsilon,
                                 const void* x, const void* mean, const void* inv_std,
                                 const void* scale, const void* out_grad, void* x_grad,
                                 void* dy_xhat_sum, void* dy_sum, cudaStream_t stream) {

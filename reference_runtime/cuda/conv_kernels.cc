@@ -1,185 +1,30 @@
 // The CUDA conv2d family, host side: conv2d and conv2d_grad with the CPU kernels' names,
-// signatures, attributes, dtypes (float32, float64) and errors (kernels/conv.cc, which says how
-// Paddle resolves paddings and dilations). Computed as the CPU kernel computes: im2col of the input
-// (conv.cu) and a GEMM per group (cuBLAS in deterministic settings, cublas_gemm.h); the input grad
-// is col2im(Wᵀ · dout), col2im a gather in which each input pixel adds its column entries in the
-// CPU's order; the filter grad is each sample's dout · colᵀ added into the filter in increasing
-// sample order, as the CPU. Samples are processed in chunks (one strided-batched GEMM per group
-// and chunk) whose size depends on the shape only, so every run takes the same path. NHWC runs
-// through NCHW copies, as on the CPU. The GEMMs' sums are cuBLAS's, not the CPU's loops: results
-// agree with the CPU within rounding, not bit for bit.
-#include <fmt/format.h>
-
+// signatures, attributes, dtypes (float32, float64) and errors: both plan with kernels/conv_plan.h
+// (conv.cc says how Paddle resolves paddings and dilations). Computed as the CPU kernel computes:
+// im2col of the input (conv.cu) and a GEMM per group (cuBLAS in deterministic settings,
+// cublas_gemm.h); the input grad is col2im(Wᵀ · dout), col2im a gather in which each input pixel
+// adds its column entries in the CPU's order; the filter grad is each sample's dout · colᵀ added
+// into the filter in increasing sample order, as the CPU. Samples are processed in chunks (one
+// strided-batched GEMM per group and chunk) whose size depends on the shape only, so every run
+// takes the same path. NHWC runs through NCHW copies, as on the CPU. The GEMMs' sums are cuBLAS's,
+// not the CPU's loops: results agree with the CPU within rounding, not bit for bit.
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <string_view>
-#include <vector>
 
 #include "reference_runtime/cuda/conv_launch.h"
 #include "reference_runtime/cuda/cublas_gemm.h"
 #include "reference_runtime/cuda/cuda_kernel.h"
 #include "reference_runtime/cuda/cuda_status.h"
 #include "reference_runtime/cuda/launch.h"
+#include "reference_runtime/kernels/conv_plan.h"
 
 namespace irm::rt::cuda {
 namespace {
 
 // The im2col columns of one chunk of samples take at most this many bytes (at least one sample).
 constexpr int64_t kChunkBytes = int64_t{256} << 20;
-
-// kernels/conv.cc's plan, on device tensors' shapes.
-struct ConvPlan {
-  bool channel_last = false;
-  int64_t n = 0, c = 0, h = 0, w = 0;  // input, as NCHW
-  int64_t o = 0, kh = 0, kw = 0;       // filter
-  ConvGeometry geometry;
-
-  int64_t groups() const { return geometry.groups; }
-  int64_t c_per_group() const { return c / groups(); }
-  int64_t o_per_group() const { return o / groups(); }
-  int64_t col_rows() const { return c_per_group() * kh * kw; }
-  int64_t pixels() const { return geometry.oh * geometry.ow; }
-  std::vector<int64_t> out_shape() const {
-    return channel_last ? std::vector<int64_t>{n, geometry.oh, geometry.ow, o}
-                        : std::vector<int64_t>{n, o, geometry.oh, geometry.ow};
-  }
-};
-
-StatusOr<std::vector<int64_t>> PairAttr(const KernelAttrs& attrs, const char* name,
-                                        std::vector<int64_t> fallback) {
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> v, attrs.GetOr(name, std::move(fallback)));
-  if (v.size() != 2) {
-    return KernelError(fmt::format("{} has {} values, expected 2 (height, width)", name, v.size()));
-  }
-  return v;
-}
-
-StatusOr<ConvPlan> PlanConv(const DeviceTensor& input, const DeviceTensor& filter,
-                            const KernelAttrs& attrs) {
-  ConvPlan p;
-  const StatusOr<std::string> format_or = attrs.GetOr<std::string>("data_format", "NCHW");
-  if (!format_or.ok()) return format_or.status();
-  const std::string_view format = format_or.value();
-  if (format != "NCHW" && format != "NHWC" && format != "AnyLayout") {
-    return KernelError(
-        fmt::format("data_format '{}' is not one of NCHW, NHWC, AnyLayout (NCHW)", format));
-  }
-  p.channel_last = format == "NHWC";
-  if (input.rank() != 4) {
-    return KernelError(fmt::format("input has shape {}, expected 4 dims ({})",
-                                   ShapeToString(input.shape()), p.channel_last ? "NHWC" : "NCHW"));
-  }
-  if (filter.rank() != 4) {
-    return KernelError(fmt::format("filter has shape {}, expected 4 dims [O, C / groups, KH, KW]",
-                                   ShapeToString(filter.shape())));
-  }
-  const std::vector<int64_t>& in = input.shape();
-  p.n = in[0];
-  p.c = p.channel_last ? in[3] : in[1];
-  p.h = p.channel_last ? in[1] : in[2];
-  p.w = p.channel_last ? in[2] : in[3];
-  p.o = filter.shape()[0];
-  p.kh = filter.shape()[2];
-  p.kw = filter.shape()[3];
-  IRM_ASSIGN_OR_RETURN(const int64_t groups, attrs.GetOr<int64_t>("groups", 1));
-  if (groups < 1 || p.c % groups != 0 || p.o % groups != 0) {
-    return KernelError(fmt::format(
-        "groups {} must be at least 1 and divide the input channels ({}) and the filter's "
-        "output channels ({})",
-        groups, p.c, p.o));
-  }
-  p.geometry.groups = groups;
-  if (filter.shape()[1] != p.c_per_group()) {
-    return KernelError(
-        fmt::format("filter has shape {}: dim 1 must be the input channels / groups = {} / {} = {}",
-                    ShapeToString(filter.shape()), p.c, groups, p.c_per_group()));
-  }
-  if (p.kh < 1 || p.kw < 1) {
-    return KernelError(
-        fmt::format("filter has shape {}: an empty kernel window", ShapeToString(filter.shape())));
-  }
-
-  IRM_ASSIGN_OR_RETURN(const std::vector<int64_t> strides, PairAttr(attrs, "strides", {1, 1}));
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, PairAttr(attrs, "dilations", {1, 1}));
-  IRM_ASSIGN_OR_RETURN(std::vector<int64_t> paddings,
-                       attrs.GetOr<std::vector<int64_t>>("paddings", {0, 0}));
-  IRM_ASSIGN_OR_RETURN(const std::string algorithm,
-                       attrs.GetOr<std::string>("padding_algorithm", "EXPLICIT"));
-  for (size_t d = 0; d < 2; ++d) {
-    if (strides[d] < 1 || dilations[d] < 1) {
-      return KernelError(fmt::format("strides {} and dilations {} must be at least 1",
-                                     ShapeToString(strides), ShapeToString(dilations)));
-    }
-  }
-  // [top, bottom, left, right] (Paddle's conv_util.h: 2 values are repeated per dim).
-  std::array<int64_t, 4> pads{};
-  if (paddings.size() == 2) {
-    pads = {paddings[0], paddings[0], paddings[1], paddings[1]};
-  } else if (paddings.size() == 4) {
-    pads = {paddings[0], paddings[1], paddings[2], paddings[3]};
-  } else {
-    return KernelError(fmt::format("paddings has {} values, expected 2 or 4", paddings.size()));
-  }
-  const std::array<int64_t, 2> sizes = {p.h, p.w};
-  const std::array<int64_t, 2> kernel = {p.kh, p.kw};
-  if (algorithm == "SAME") {
-    for (size_t d = 0; d < 2; ++d) {
-      const int64_t out = (sizes[d] + strides[d] - 1) / strides[d];
-      const int64_t sum = std::max<int64_t>((out - 1) * strides[d] + kernel[d] - sizes[d], 0);
-      pads[2 * d] = sum / 2;
-      pads[2 * d + 1] = sum - sum / 2;
-      dilations[d] = 1;
-    }
-  } else if (algorithm == "VALID") {
-    pads = {0, 0, 0, 0};
-  } else if (algorithm != "EXPLICIT") {
-    return KernelError(
-        fmt::format("padding_algorithm '{}' is not one of EXPLICIT, SAME, VALID", algorithm));
-  }
-  for (int64_t pad : pads) {
-    if (pad < 0)
-      return KernelError(fmt::format("paddings {} has a negative value", ShapeToString(paddings)));
-  }
-  std::array<int64_t, 2> outs{};
-  for (size_t d = 0; d < 2; ++d) {
-    const int64_t window = dilations[d] * (kernel[d] - 1) + 1;
-    const int64_t padded = sizes[d] + pads[2 * d] + pads[2 * d + 1];
-    outs[d] = padded < window ? 0 : (padded - window) / strides[d] + 1;
-    if (outs[d] < 1) {
-      return KernelError(fmt::format(
-          "the output is empty along {}: input size {} padded by ({}, {}) is smaller than the "
-          "dilated kernel ({})",
-          d == 0 ? "height" : "width", sizes[d], pads[2 * d], pads[2 * d + 1], window));
-    }
-  }
-  ConvGeometry& g = p.geometry;
-  g.c = p.c;
-  g.h = p.h;
-  g.w = p.w;
-  g.kh = p.kh;
-  g.kw = p.kw;
-  g.stride_h = strides[0];
-  g.stride_w = strides[1];
-  g.dil_h = dilations[0];
-  g.dil_w = dilations[1];
-  g.pad_top = pads[0];
-  g.pad_left = pads[2];
-  g.oh = outs[0];
-  g.ow = outs[1];
-  return p;
-}
-
-template <DType kDType>
-StatusOr<ConvPlan> PlanCall(const CudaKernelCall& call) {
-  IRM_RETURN_IF_ERROR(CheckPresent(call, 0, "input"));
-  IRM_RETURN_IF_ERROR(CheckPresent(call, 1, "filter"));
-  IRM_RETURN_IF_ERROR(CheckDType(call.input(0), "input", {kDType}));
-  IRM_RETURN_IF_ERROR(CheckDType(call.input(1), "filter", {kDType}));
-  return PlanConv(call.input(0), call.input(1), call.attrs);
-}
 
 // The address `elements` elements of `item` bytes past `base`.
 const void* Advance(const void* base, int64_t elements, size_t item) {
@@ -189,36 +34,33 @@ void* Advance(void* base, int64_t elements, size_t item) {
   return static_cast<std::byte*>(base) + elements * static_cast<int64_t>(item);
 }
 
-// [n, hw, c] (channel last) as [n, c, hw] or back, by an exact strided copy.
+// dst [n, b, a] = src [n, a, b] with its last two dims swapped, by an exact strided copy: channel
+// last to channel first (a = hw, b = c) or back (a = c, b = hw).
+Status SwapLastTwoDims(const DeviceTensor& src, int64_t n, int64_t a, int64_t b, DeviceTensor& dst,
+                       std::string_view op) {
+  Walk walk;
+  walk.rank = 3;
+  walk.dims[0] = n;
+  walk.dims[1] = b;
+  walk.dims[2] = a;
+  walk.strides[0] = a * b;
+  walk.strides[1] = 1;
+  walk.strides[2] = b;
+  return LaunchStatus(LaunchGather(static_cast<int>(DTypeSize(src.dtype())), dst.numel(), walk, 0,
+                                   src.raw(), dst.raw(), Stream()),
+                      op);
+}
+// [n, hw, c] (channel last) as a new [n, c, hw].
 StatusOr<DeviceTensor> ChannelFirst(const DeviceTensor& t, int64_t n, int64_t c, int64_t hw,
                                     std::string_view op) {
   IRM_ASSIGN_OR_RETURN(DeviceTensor out, DeviceTensor::Uninitialized(t.dtype(), {n, c, hw}, op));
-  Walk walk;
-  walk.rank = 3;
-  walk.dims[0] = n;
-  walk.dims[1] = c;
-  walk.dims[2] = hw;
-  walk.strides[0] = hw * c;
-  walk.strides[1] = 1;
-  walk.strides[2] = c;
-  IRM_RETURN_IF_ERROR(LaunchStatus(LaunchGather(static_cast<int>(DTypeSize(t.dtype())), out.numel(),
-                                                walk, 0, t.raw(), out.raw(), Stream()),
-                                   op));
+  IRM_RETURN_IF_ERROR(SwapLastTwoDims(t, n, hw, c, out, op));
   return out;
 }
+// [n, c, hw] into `last`, [n, hw, c].
 Status ToChannelLast(const DeviceTensor& first, int64_t n, int64_t c, int64_t hw,
                      DeviceTensor& last, std::string_view op) {
-  Walk walk;
-  walk.rank = 3;
-  walk.dims[0] = n;
-  walk.dims[1] = hw;
-  walk.dims[2] = c;
-  walk.strides[0] = c * hw;
-  walk.strides[1] = 1;
-  walk.strides[2] = hw;
-  return LaunchStatus(LaunchGather(static_cast<int>(DTypeSize(first.dtype())), last.numel(), walk,
-                                   0, first.raw(), last.raw(), Stream()),
-                      op);
+  return SwapLastTwoDims(first, n, c, hw, last, op);
 }
 
 // The input (or out_grad) as NCHW: itself, or a channel-first copy held in `copy`.
@@ -237,15 +79,14 @@ int64_t ChunkSamples(const ConvPlan& p, int64_t scratch_per_sample, size_t item)
 
 template <DType kDType>
 Status RunConv2d(CudaKernelCall& call) {
-  IRM_ASSIGN_OR_RETURN(const ConvPlan p, PlanCall<kDType>(call));
+  IRM_ASSIGN_OR_RETURN(const ConvPlan p, plan::PlanConvCall(call, kDType));
   constexpr std::string_view kOp = "conv2d";
   IRM_ASSIGN_OR_RETURN(const Elem elem, ElemOf(kDType));
   const size_t item = DTypeSize(kDType);
   const DeviceTensor& input = call.input(0);
   const DeviceTensor& filter = call.input(1);
-  const ConvGeometry& g = p.geometry;
   const int64_t k = p.col_rows(), pixels = p.pixels(), og = p.o_per_group();
-  const int64_t col_per_sample = p.groups() * k * pixels;
+  const int64_t col_per_sample = p.groups * k * pixels;
 
   DeviceTensor x_copy;
   IRM_ASSIGN_OR_RETURN(const DeviceTensor* x,
@@ -258,10 +99,10 @@ Status RunConv2d(CudaKernelCall& call) {
   for (int64_t s0 = 0; s0 < p.n; s0 += chunk) {
     const int64_t count = std::min(chunk, p.n - s0);
     IRM_RETURN_IF_ERROR(
-        LaunchStatus(LaunchIm2Col(elem, g, count, Advance(x->raw(), s0 * p.c * p.h * p.w, item),
+        LaunchStatus(LaunchIm2Col(elem, p, count, Advance(x->raw(), s0 * p.c * p.h * p.w, item),
                                   col.raw(), Stream()),
                      kOp));
-    for (int64_t gr = 0; gr < p.groups(); ++gr) {
+    for (int64_t gr = 0; gr < p.groups; ++gr) {
       RowMajorGemm gemm;
       gemm.m = og;
       gemm.n = pixels;
@@ -289,20 +130,16 @@ Status RunConv2d(CudaKernelCall& call) {
 
 template <DType kDType>
 Status RunConv2dGrad(CudaKernelCall& call) {
-  IRM_ASSIGN_OR_RETURN(const ConvPlan p, PlanCall<kDType>(call));
+  IRM_ASSIGN_OR_RETURN(const ConvPlan p, plan::PlanConvCall(call, kDType));
   constexpr std::string_view kOp = "conv2d_grad";
-  IRM_RETURN_IF_ERROR(CheckPresent(call, 2, "out_grad"));
+  IRM_RETURN_IF_ERROR(plan::CheckConvOutGrad(call, kDType, p));
   const DeviceTensor& out_grad = call.input(2);
-  IRM_RETURN_IF_ERROR(CheckDType(out_grad, "out_grad", {kDType}));
-  IRM_RETURN_IF_ERROR(
-      CheckShape(out_grad, "out_grad", p.out_shape(), "the shape of conv2d's output"));
   IRM_ASSIGN_OR_RETURN(const Elem elem, ElemOf(kDType));
   const size_t item = DTypeSize(kDType);
   const DeviceTensor& input = call.input(0);
   const DeviceTensor& filter = call.input(1);
-  const ConvGeometry& g = p.geometry;
   const int64_t k = p.col_rows(), pixels = p.pixels(), og = p.o_per_group();
-  const int64_t col_per_sample = p.groups() * k * pixels;
+  const int64_t col_per_sample = p.groups * k * pixels;
   const int64_t plane = p.c * p.h * p.w;
   const bool want_input = call.wants_output(0);
   const bool want_filter = call.wants_output(1);
@@ -323,7 +160,7 @@ Status RunConv2dGrad(CudaKernelCall& call) {
                          DeviceTensor::Uninitialized(kDType, {p.n, p.c, p.h * p.w}, kOp));
     for (int64_t s0 = 0; s0 < p.n; s0 += chunk) {
       const int64_t count = std::min(chunk, p.n - s0);
-      for (int64_t gr = 0; gr < p.groups(); ++gr) {
+      for (int64_t gr = 0; gr < p.groups; ++gr) {
         RowMajorGemm gemm;  // col = W_gᵀ · dout_g, W_g stored [og, k]
         gemm.trans_a = true;
         gemm.m = k;
@@ -339,7 +176,7 @@ Status RunConv2dGrad(CudaKernelCall& call) {
         IRM_RETURN_IF_ERROR(RunRowMajorGemm(kDType, gemm, kOp));
       }
       IRM_RETURN_IF_ERROR(LaunchStatus(
-          LaunchCol2Im(elem, g, count, col.raw(), Advance(dx.raw(), s0 * plane, item), Stream()),
+          LaunchCol2Im(elem, p, count, col.raw(), Advance(dx.raw(), s0 * plane, item), Stream()),
           kOp));
     }
     DeviceTensor input_grad;
@@ -361,9 +198,9 @@ Status RunConv2dGrad(CudaKernelCall& call) {
     for (int64_t s0 = 0; s0 < p.n; s0 += chunk) {
       const int64_t count = std::min(chunk, p.n - s0);
       IRM_RETURN_IF_ERROR(LaunchStatus(
-          LaunchIm2Col(elem, g, count, Advance(x->raw(), s0 * plane, item), col.raw(), Stream()),
+          LaunchIm2Col(elem, p, count, Advance(x->raw(), s0 * plane, item), col.raw(), Stream()),
           kOp));
-      for (int64_t gr = 0; gr < p.groups(); ++gr) {
+      for (int64_t gr = 0; gr < p.groups; ++gr) {
         RowMajorGemm gemm;  // part_g = dout_g · col_gᵀ, col_g stored [k, pixels]
         gemm.trans_b = true;
         gemm.m = og;

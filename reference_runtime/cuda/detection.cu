@@ -5,10 +5,13 @@
 // roi_align_grad on a single thread: correctness and the CPU's bits first, speed later.
 // generate_proposals decodes one thread per anchor, then sorts and suppresses on one thread per
 // image (the greedy NMS is sequential and data-dependent).
+// roi_align's boxes, grids and bilinear samples, the proposals' decoding, IoU and NMS are
+// kernels/detection_math.h's, the very functions the CPU kernels call.
 #include <cmath>
 #include <cstdint>
 
 #include "reference_runtime/cuda/detection_launch.h"
+#include "reference_runtime/kernels/detection_math.h"
 
 namespace irm::rt::cuda {
 namespace {
@@ -25,11 +28,8 @@ __device__ __forceinline__ int64_t FirstIndex() {
 }
 __device__ __forceinline__ int64_t Step() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
 
-// std::max's rule: a unless a < b (a NaN a stays).
-template <typename T>
-__device__ __forceinline__ T MaxOf(T a, T b) {
-  return a < b ? b : a;
-}
+using detection::MaxOf;
+using detection::MinOf;
 
 template <typename T>
 __device__ __forceinline__ T SigmaSquared(double sigma_attr) {
@@ -205,94 +205,33 @@ __global__ void AnchorGeneratorKernel(AnchorDesc d, const float* sizes, const fl
   }
 }
 
-// The box geometry both roi_align kernels start from.
-template <typename T>
-struct RoiBox {
-  T xmin, ymin, roi_w, roi_h;
-  int grid_h, grid_w;
-};
-
-template <typename T>
-__device__ __forceinline__ int GridOf(int64_t sampling_ratio, T roi_size, int64_t pooled) {
-  return sampling_ratio > 0 ? static_cast<int>(sampling_ratio)
-                            : static_cast<int>(ceil(roi_size / static_cast<T>(pooled)));
-}
-
 template <typename T>
 __global__ void RoiAlignKernel(RoiAlignDesc d, const T* px, const T* pb, const int64_t* image,
                                T* po) {
   const int64_t bins = d.pooled_height * d.pooled_width;
   const int64_t total = d.rois * d.channels * bins;
-  const T roi_offset = d.aligned ? T(0.5) : T(0);
   for (int64_t e = FirstIndex(); e < total; e += Step()) {
     const int64_t bin = e % bins;
     const int64_t c = (e / bins) % d.channels;
     const int64_t r = e / (bins * d.channels);
     const auto py = static_cast<size_t>(bin / d.pooled_width);
     const auto pxi = static_cast<size_t>(bin % d.pooled_width);
-    const T* box = pb + r * 4;
-    const T xmin = box[0] * d.spatial_scale - roi_offset;
-    const T ymin = box[1] * d.spatial_scale - roi_offset;
-    const T xmax = box[2] * d.spatial_scale - roi_offset;
-    const T ymax = box[3] * d.spatial_scale - roi_offset;
-    T roi_w = xmax - xmin;
-    T roi_h = ymax - ymin;
-    if (!d.aligned) {
-      roi_w = MaxOf(roi_w, T(1));
-      roi_h = MaxOf(roi_h, T(1));
-    }
-    const int grid_h = GridOf(d.sampling_ratio, roi_h, d.pooled_height);
-    const int grid_w = GridOf(d.sampling_ratio, roi_w, d.pooled_width);
+    const detection::RoiBox<T> roi =
+        detection::RoiBoxOf(pb + r * 4, d.spatial_scale, d.aligned, !d.aligned);
+    const int grid_h = detection::SamplingGrid(d.sampling_ratio, roi.roi_h, d.pooled_height);
+    const int grid_w = detection::SamplingGrid(d.sampling_ratio, roi.roi_w, d.pooled_width);
     const auto gh = static_cast<size_t>(grid_h > 0 ? grid_h : 0);
     const auto gw = static_cast<size_t>(grid_w > 0 ? grid_w : 0);
-    const T bin_w = roi_w / static_cast<T>(static_cast<size_t>(d.pooled_width));
-    const T bin_h = roi_h / static_cast<T>(static_cast<size_t>(d.pooled_height));
-    const auto uh = static_cast<size_t>(d.height);
-    const auto uw = static_cast<size_t>(d.width);
+    const T bin_w = roi.roi_w / static_cast<T>(static_cast<size_t>(d.pooled_width));
+    const T bin_h = roi.roi_h / static_cast<T>(static_cast<size_t>(d.pooled_height));
     const T* data = px + (image[r] * d.channels + c) * d.height * d.width;
     T sum = 0;
     for (size_t iy = 0; iy < gh; ++iy) {
-      T y = ymin + bin_h * (static_cast<T>(py) +
-                            static_cast<T>(static_cast<float>(iy) + .5f) / static_cast<T>(gh));
+      const T y = detection::ForwardSamplePoint(roi.ymin, bin_h, py, iy, gh);
       for (size_t ix = 0; ix < gw; ++ix) {
-        T xs = xmin + bin_w * (static_cast<T>(pxi) +
-                               static_cast<T>(static_cast<float>(ix) + .5f) / static_cast<T>(gw));
-        T yy = y;
-        // A point off the map: all four weights and offsets zero (the CPU's empty Sample).
-        size_t xy = 0, x_y = 0, xy_ = 0, x_y_ = 0;
-        T w_xy = 0, w_x_y = 0, w_xy_ = 0, w_x_y_ = 0;
-        if (!(yy < -1.0 || yy > static_cast<T>(d.height) || xs < -1.0 ||
-              xs > static_cast<T>(d.width))) {
-          yy = yy <= 0 ? T(0) : yy;
-          xs = xs <= 0 ? T(0) : xs;
-          auto x_low = static_cast<size_t>(xs);
-          size_t x_high;
-          if (x_low >= uw - 1) {
-            x_high = x_low = uw - 1;
-            xs = static_cast<T>(x_low);
-          } else {
-            x_high = x_low + 1;
-          }
-          const T x_ratio = static_cast<T>(x_high) - xs;
-          auto y_low = static_cast<size_t>(yy);
-          size_t y_high;
-          if (y_low >= uh - 1) {
-            y_high = y_low = uh - 1;
-            yy = static_cast<T>(y_low);
-          } else {
-            y_high = y_low + 1;
-          }
-          const T y_ratio = static_cast<T>(y_high) - yy;
-          xy = y_low * uw + x_low;
-          x_y = y_high * uw + x_low;
-          xy_ = y_low * uw + x_high;
-          x_y_ = y_high * uw + x_high;
-          w_xy = x_ratio * y_ratio;
-          w_x_y = x_ratio * (1 - y_ratio);
-          w_xy_ = (1 - x_ratio) * y_ratio;
-          w_x_y_ = (1 - x_ratio) * (1 - y_ratio);
-        }
-        sum += w_xy * data[xy] + w_xy_ * data[xy_] + w_x_y * data[x_y] + w_x_y_ * data[x_y_];
+        const T xs = detection::ForwardSamplePoint(roi.xmin, bin_w, pxi, ix, gw);
+        // A point off the map: all four weights and offsets zero (as on the CPU).
+        sum += detection::Interpolate(detection::SampleAt(y, xs, d.height, d.width), data);
       }
     }
     const T count = static_cast<T>(1.0 / static_cast<double>(static_cast<int>(gh * gw)));
@@ -300,52 +239,16 @@ __global__ void RoiAlignKernel(RoiAlignDesc d, const T* px, const T* pb, const i
   }
 }
 
-// bilinear_interpolate_gradient (kernels/detection.cc's Scatter).
-template <typename T>
-__device__ void ScatterPoint(int64_t height, int64_t width, T y, T x, T bin_grad, T count,
-                             T* grad) {
-  if (y < -1.0 || y > static_cast<T>(height) || x < -1.0 || x > static_cast<T>(width)) return;
-  y = y <= 0 ? T(0) : y;
-  x = x <= 0 ? T(0) : x;
-  auto y_low = static_cast<int64_t>(y);
-  auto x_low = static_cast<int64_t>(x);
-  int64_t y_high, x_high;
-  if (y_low >= height - 1) {
-    y_high = y_low = height - 1;
-    y = static_cast<T>(y_low);
-  } else {
-    y_high = y_low + 1;
-  }
-  if (x_low >= width - 1) {
-    x_high = x_low = width - 1;
-    x = static_cast<T>(x_low);
-  } else {
-    x_high = x_low + 1;
-  }
-  const T ly = y - static_cast<T>(y_low);
-  const T lx = x - static_cast<T>(x_low);
-  const T hy = static_cast<T>(1. - ly);
-  const T hx = static_cast<T>(1. - lx);
-  grad[y_low * width + x_low] += bin_grad * (hy * hx) / count;
-  grad[y_low * width + x_high] += bin_grad * (hy * lx) / count;
-  grad[y_high * width + x_low] += bin_grad * (ly * hx) / count;
-  grad[y_high * width + x_high] += bin_grad * (ly * lx) / count;
-}
-
 template <typename T>
 __global__ void RoiAlignGradKernel(RoiAlignDesc d, const T* pb, const int64_t* image, const T* pg,
                                    T* dx) {
-  const T roi_offset = d.aligned ? T(0.5) : T(0);
   for (int64_t r = 0; r < d.rois; ++r) {
-    const T* box = pb + r * 4;
-    const T xmin = box[0] * d.spatial_scale - roi_offset;
-    const T ymin = box[1] * d.spatial_scale - roi_offset;
-    const T roi_w = MaxOf(box[2] * d.spatial_scale - roi_offset - xmin, T(1));
-    const T roi_h = MaxOf(box[3] * d.spatial_scale - roi_offset - ymin, T(1));
-    const T bin_h = roi_h / static_cast<T>(d.pooled_height);
-    const T bin_w = roi_w / static_cast<T>(d.pooled_width);
-    const int grid_h = GridOf(d.sampling_ratio, roi_h, d.pooled_height);
-    const int grid_w = GridOf(d.sampling_ratio, roi_w, d.pooled_width);
+    const detection::RoiBox<T> roi =
+        detection::RoiBoxOf(pb + r * 4, d.spatial_scale, d.aligned, true);
+    const T bin_h = roi.roi_h / static_cast<T>(d.pooled_height);
+    const T bin_w = roi.roi_w / static_cast<T>(d.pooled_width);
+    const int grid_h = detection::SamplingGrid(d.sampling_ratio, roi.roi_h, d.pooled_height);
+    const int grid_w = detection::SamplingGrid(d.sampling_ratio, roi.roi_w, d.pooled_width);
     const T count = static_cast<T>(grid_h * grid_w);
     for (int64_t c = 0; c < d.channels; ++c) {
       T* grad = dx + (image[r] * d.channels + c) * d.height * d.width;
@@ -354,14 +257,10 @@ __global__ void RoiAlignGradKernel(RoiAlignDesc d, const T* pb, const int64_t* i
         for (int64_t pw = 0; pw < d.pooled_width; ++pw) {
           const T bin_grad = g[ph * d.pooled_width + pw];
           for (int iy = 0; iy < grid_h; ++iy) {
-            const T y =
-                ymin + static_cast<T>(ph) * bin_h +
-                static_cast<T>(static_cast<float>(iy) + .5f) * bin_h / static_cast<T>(grid_h);
+            const T y = detection::GradSamplePoint(roi.ymin, bin_h, ph, iy, grid_h);
             for (int ix = 0; ix < grid_w; ++ix) {
-              const T xs =
-                  xmin + static_cast<T>(pw) * bin_w +
-                  static_cast<T>(static_cast<float>(ix) + .5f) * bin_w / static_cast<T>(grid_w);
-              ScatterPoint(d.height, d.width, y, xs, bin_grad, count, grad);
+              const T xs = detection::GradSamplePoint(roi.xmin, bin_w, pw, ix, grid_w);
+              detection::ScatterBilinear(d.height, d.width, y, xs, bin_grad, count, grad);
             }
           }
         }
@@ -371,37 +270,6 @@ __global__ void RoiAlignGradKernel(RoiAlignDesc d, const T* pb, const int64_t* i
 }
 
 // ---- generate_proposals (kernels/detection.cc's ProposalsOfImage)
-
-template <typename T>
-__device__ __forceinline__ T MinOf(T a, T b) {  // std::min's rule: a unless b < a
-  return b < a ? b : a;
-}
-
-// The C library's exp as closely as the device allows: float32 through the device's float64 exp
-// rounded once (correctly rounded but for inputs within 1e-16 of a tie, as glibc's expf but for
-// rarer ones); float64 is the device's exp, within an ulp of glibc's.
-__device__ __forceinline__ float ExpLikeHost(float v) {
-  return static_cast<float>(exp(static_cast<double>(v)));
-}
-__device__ __forceinline__ double ExpLikeHost(double v) { return exp(v); }
-
-// BBoxArea and JaccardOverlap (paddle/phi/kernels/funcs/detection/nms_util.h).
-template <typename T>
-__device__ T BoxArea(const T* b, bool normalized) {
-  if (b[2] < b[0] || b[3] < b[1]) return T(0);
-  const T w = b[2] - b[0];
-  const T h = b[3] - b[1];
-  return normalized ? w * h : (w + 1) * (h + 1);
-}
-template <typename T>
-__device__ T Overlap(const T* a, const T* b, bool normalized) {
-  if (b[0] > a[2] || b[2] < a[0] || b[1] > a[3] || b[3] < a[1]) return T(0);
-  const T norm = normalized ? T(0) : T(1);
-  const T inter_w = MinOf(a[2], b[2]) - MaxOf(a[0], b[0]) + norm;
-  const T inter_h = MinOf(a[3], b[3]) - MaxOf(a[1], b[1]) + norm;
-  const T inter = inter_w * inter_h;
-  return inter / (BoxArea(a, normalized) + BoxArea(b, normalized) - inter);
-}
 
 // One thread per (image, anchor): the score and deltas of row (y, x, anchor) in NHWC order, the
 // box decoded against its anchor (BoxCoder), clipped to the image (ClipTiledBoxes) and whether it
@@ -429,25 +297,10 @@ __global__ void DecodeProposalsKernel(ProposalDesc d, const T* scores, const T* 
     }
     const T im_h = im_shape[img * d.im_cols];
     const T im_w = im_shape[img * d.im_cols + 1];
-    const T* an = anchors + row * 4;
-    const T* var = variances + row * 4;
-    const T aw = an[2] - an[0] + offset;
-    const T ah = an[3] - an[1] + offset;
-    const T acx = static_cast<T>(an[0] + 0.5 * aw);
-    const T acy = static_cast<T>(an[1] + 0.5 * ah);
-    const T cx = var[0] * delta[0] * aw + acx;
-    const T cy = var[1] * delta[1] * ah + acy;
-    const T w = ExpLikeHost(MinOf(var[2] * delta[2], clip)) * aw;
-    const T h = ExpLikeHost(MinOf(var[3] * delta[3], clip)) * ah;
-    T box[4] = {cx - w / 2, cy - h / 2, cx + w / 2 - offset, cy + h / 2 - offset};
-    for (int c = 0; c < 4; ++c) {
-      const T limit = (c % 2 == 0 ? im_w : im_h) - offset;
-      box[c] = MaxOf(MinOf(box[c], limit), T(0));
-    }
-    const T ws = box[2] - box[0] + offset;
-    const T hs = box[3] - box[1] + offset;
-    bool kept = ws >= min_size && hs >= min_size;
-    if (d.pixel_offset) kept = kept && box[0] + ws / 2 <= im_w && box[1] + hs / 2 <= im_h;
+    T box[4];
+    const bool kept =
+        detection::DecodeProposal(anchors + row * 4, variances + row * 4, delta, offset, clip, im_h,
+                                  im_w, min_size, d.pixel_offset, box);
     for (int c = 0; c < 4; ++c) boxes[e * 4 + c] = box[c];
     keep[e] = kept ? 1 : 0;
   }
@@ -505,35 +358,9 @@ __global__ void SelectProposalsKernel(ProposalDesc d, const T* all_boxes, const 
     return;
   }
   int64_t* selected = src;
-  int64_t num_selected = 0;
-  if (d.nms_thresh <= 0) {
-    for (int64_t i = 0; i < num_kept; ++i) selected[num_selected++] = kept[i];
-  } else {
-    T threshold = static_cast<T>(d.nms_thresh);
-    const bool normalized = !d.pixel_offset;
-    for (int64_t first = 0; first < num_kept;) {
-      int64_t last = first;
-      while (last + 1 < num_kept && !(scores[kept[last + 1]] < scores[kept[first]]) &&
-             !(scores[kept[first]] < scores[kept[last + 1]])) {
-        ++last;
-      }
-      for (int64_t i = last; i >= first; --i) {
-        const T* candidate = boxes + kept[i] * 4;
-        bool keep_it = true;
-        for (int64_t s = 0; s < num_selected; ++s) {
-          if (Overlap(candidate, boxes + selected[s] * 4, normalized) > threshold) {
-            keep_it = false;
-            break;
-          }
-        }
-        if (!keep_it) continue;
-        selected[num_selected++] = kept[i];
-        if (d.eta < 1 && threshold > 0.5) threshold *= d.eta;
-      }
-      first = last + 1;
-    }
-    if (d.post_nms_top_n > 0 && d.post_nms_top_n < num_selected) num_selected = d.post_nms_top_n;
-  }
+  const int64_t num_selected =
+      detection::SelectByNms(boxes, scores, kept, num_kept, d.nms_thresh, d.eta, d.post_nms_top_n,
+                             d.pixel_offset, selected);
   for (int64_t s = 0; s < num_selected; ++s) {
     for (int c = 0; c < 4; ++c) out_boxes[s * 4 + c] = boxes[selected[s] * 4 + c];
     out_scores[s] = scores[selected[s]];

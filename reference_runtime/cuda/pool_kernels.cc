@@ -11,36 +11,14 @@
 namespace irm::rt::cuda {
 namespace {
 
-// The launchers' description of a plan: the same fields, in conv_launch.h's plain struct.
-PoolGeometry GeometryOf(const plan::PoolPlan& p) {
-  PoolGeometry g;
-  g.channel_last = p.channel_last;
-  g.max = p.max;
-  g.exclusive = p.exclusive;
-  g.adaptive = p.adaptive;
-  g.n = p.n;
-  g.c = p.c;
-  g.h = p.h;
-  g.w = p.w;
-  g.kh = p.kh;
-  g.kw = p.kw;
-  g.stride_h = p.stride_h;
-  g.stride_w = p.stride_w;
-  g.pad_top = p.pad_top;
-  g.pad_left = p.pad_left;
-  g.oh = p.oh;
-  g.ow = p.ow;
-  return g;
-}
-
 template <DType kDType>
 Status RunPool2d(CudaKernelCall& call) {
   IRM_ASSIGN_OR_RETURN(const plan::PoolPlan p, plan::PlanPoolCall(call, kDType));
   IRM_ASSIGN_OR_RETURN(const Elem elem, ElemOf(kDType));
   IRM_ASSIGN_OR_RETURN(DeviceTensor out,
                        DeviceTensor::Uninitialized(kDType, p.out_shape(), "pool2d"));
-  IRM_RETURN_IF_ERROR(LaunchStatus(
-      LaunchPool2d(elem, GeometryOf(p), call.input(0).raw(), out.raw(), Stream()), "pool2d"));
+  IRM_RETURN_IF_ERROR(
+      LaunchStatus(LaunchPool2d(elem, p, call.input(0).raw(), out.raw(), Stream()), "pool2d"));
   call.SetOutput(0, std::move(out));
   return Status::Ok();
 }
@@ -54,10 +32,9 @@ Status RunPool2dGrad(CudaKernelCall& call) {
   const DeviceTensor& x = call.input(0);
   IRM_ASSIGN_OR_RETURN(DeviceTensor x_grad,
                        DeviceTensor::Uninitialized(kDType, x.shape(), "pool2d_grad"));
-  IRM_RETURN_IF_ERROR(
-      LaunchStatus(LaunchPool2dGrad(elem, GeometryOf(p), x.raw(), call.input(1).raw(),
-                                    call.input(2).raw(), x_grad.raw(), Stream()),
-                   "pool2d_grad"));
+  IRM_RETURN_IF_ERROR(LaunchStatus(LaunchPool2dGrad(elem, p, x.raw(), call.input(1).raw(),
+                                                    call.input(2).raw(), x_grad.raw(), Stream()),
+                                   "pool2d_grad"));
   call.SetOutput(0, std::move(x_grad));
   return Status::Ok();
 }

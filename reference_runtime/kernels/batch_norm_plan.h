@@ -16,22 +16,14 @@
 #include "common/status.h"
 #include "reference_runtime/kernel.h"
 #include "reference_runtime/kernels/axes.h"
+#include "reference_runtime/kernels/conv_net_geometry.h"
 #include "reference_runtime/kernels/conv_net_plan.h"
 #include "reference_runtime/kernels/plan_operand.h"
 
 namespace irm::rt::plan {
 
-// x viewed as [n, c, s] (channel first) or [n, s, c] (channel last).
-struct BatchNormPlan {
-  bool channel_last = false;
-  int64_t n = 0, c = 0, s = 0;
-  // The elements each channel's statistics run over.
-  int64_t m() const { return n * s; }
-  // Element (sample i, channel ch, position k) of x.
-  int64_t At(int64_t i, int64_t ch, int64_t k) const {
-    return channel_last ? (i * s + k) * c + ch : (i * c + ch) * s + k;
-  }
-};
+// BatchNormPlan (x viewed as [n, c, s] around its channel dim) is in conv_net_geometry.h.
+
 // data_format, then x of 2 to 5 dims.
 StatusOr<BatchNormPlan> PlanBatchNorm(const Operand& x, const KernelAttrs& attrs);
 

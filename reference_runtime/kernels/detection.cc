@@ -6,6 +6,8 @@
 // impl/anchor_generator_kernel_impl.h, funcs/detection/nms_util.h).
 // All of them run in a fixed order on one thread; the grads that scatter (roi_align_grad,
 // affine_channel_grad's sums) add in the loop order of Paddle's CPU kernels.
+// roi_align's and generate_proposals' arithmetic is in detection_math.h, shared with the CUDA
+// kernels (cuda/detection.cu).
 //
 // rpn_target_assign has a kernel that refuses to run: it samples anchors with a random engine
 // Paddle seeds from std::random_device (rpn_target_assign_op.cc, use_random), so no run — not even
@@ -15,9 +17,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <string>
 #include <vector>
 
+#include "reference_runtime/kernels/detection_math.h"
 #include "reference_runtime/kernels/elementwise.h"
 #include "reference_runtime/kernels/register.h"
 
@@ -523,15 +527,6 @@ StatusOr<RoiAlignAttrs> CheckRoiAlign(const KernelCall& call, const Tensor& x,
   return ReadRoiAlignAttrs(call.attrs);
 }
 
-// One sampling point's bilinear weights and the offsets of its four neighbours (RoiAlignKernel's
-// OffsetsAndRatios; a point off the map has all zero).
-template <typename T>
-struct Sample {
-  size_t xy = 0, x_y = 0, xy_ = 0, x_y_ = 0;  // (x_low, y_low), (x_low, y_high), (x_high, y_low),
-                                              // (x_high, y_high)
-  T w_xy = 0, w_x_y = 0, w_xy_ = 0, w_x_y_ = 0;
-};
-
 // RoiAlignKernel: per box (corners scaled, less 0.5 when aligned; width and height at least 1
 // unless aligned), per bin a grid of sampling points (sampling_ratio, or ceil(size / pooled)),
 // bilinearly interpolated and averaged (the sum times 1 / count).
@@ -552,82 +547,27 @@ struct RoiAlignKernel {
     const T* px = x.data<T>();
     const T* pb = boxes.data<T>();
     T* po = out.data<T>();
-    const T roi_offset = a.aligned ? T(0.5) : T(0);
     const auto ph_n = static_cast<size_t>(a.pooled_height);
     const auto pw_n = static_cast<size_t>(a.pooled_width);
     for (int64_t r = 0; r < rois; ++r) {
-      const T* box = pb + r * 4;
-      const T xmin = box[0] * a.spatial_scale - roi_offset;
-      const T ymin = box[1] * a.spatial_scale - roi_offset;
-      const T xmax = box[2] * a.spatial_scale - roi_offset;
-      const T ymax = box[3] * a.spatial_scale - roi_offset;
-      T roi_w = xmax - xmin;
-      T roi_h = ymax - ymin;
-      if (!a.aligned) {
-        roi_w = std::max(roi_w, T(1));
-        roi_h = std::max(roi_h, T(1));
-      }
-      const int grid_h = a.sampling_ratio > 0
-                             ? static_cast<int>(a.sampling_ratio)
-                             : static_cast<int>(std::ceil(roi_h / static_cast<T>(a.pooled_height)));
-      const int grid_w = a.sampling_ratio > 0
-                             ? static_cast<int>(a.sampling_ratio)
-                             : static_cast<int>(std::ceil(roi_w / static_cast<T>(a.pooled_width)));
+      const detection::RoiBox<T> roi =
+          detection::RoiBoxOf(pb + r * 4, a.spatial_scale, a.aligned, !a.aligned);
+      const int grid_h = detection::SamplingGrid(a.sampling_ratio, roi.roi_h, a.pooled_height);
+      const int grid_w = detection::SamplingGrid(a.sampling_ratio, roi.roi_w, a.pooled_width);
       const auto gh = static_cast<size_t>(std::max(grid_h, 0));
       const auto gw = static_cast<size_t>(std::max(grid_w, 0));
       // GetIndexesAndRatios: the sampling points of every bin, bins in C order.
-      std::vector<Sample<T>> samples;
+      std::vector<detection::BilinearSample<T>> samples;
       samples.reserve(ph_n * pw_n * gh * gw);
-      const T bin_w = roi_w / static_cast<T>(pw_n);
-      const T bin_h = roi_h / static_cast<T>(ph_n);
-      const auto uh = static_cast<size_t>(height);
-      const auto uw = static_cast<size_t>(width);
+      const T bin_w = roi.roi_w / static_cast<T>(pw_n);
+      const T bin_h = roi.roi_h / static_cast<T>(ph_n);
       for (size_t py = 0; py < ph_n; ++py) {
         for (size_t pxi = 0; pxi < pw_n; ++pxi) {
           for (size_t iy = 0; iy < gh; ++iy) {
-            T y =
-                ymin + bin_h * (static_cast<T>(py) +
-                                static_cast<T>(static_cast<float>(iy) + .5f) / static_cast<T>(gh));
+            const T y = detection::ForwardSamplePoint(roi.ymin, bin_h, py, iy, gh);
             for (size_t ix = 0; ix < gw; ++ix) {
-              T xs = xmin +
-                     bin_w * (static_cast<T>(pxi) +
-                              static_cast<T>(static_cast<float>(ix) + .5f) / static_cast<T>(gw));
-              T yy = y;
-              if (yy < -1.0 || yy > static_cast<T>(height) || xs < -1.0 ||
-                  xs > static_cast<T>(width)) {
-                samples.emplace_back();
-                continue;
-              }
-              yy = yy <= 0 ? T(0) : yy;
-              xs = xs <= 0 ? T(0) : xs;
-              auto x_low = static_cast<size_t>(xs);
-              size_t x_high;
-              if (x_low >= uw - 1) {
-                x_high = x_low = uw - 1;
-                xs = static_cast<T>(x_low);
-              } else {
-                x_high = x_low + 1;
-              }
-              const T x_ratio = static_cast<T>(x_high) - xs;
-              auto y_low = static_cast<size_t>(yy);
-              size_t y_high;
-              if (y_low >= uh - 1) {
-                y_high = y_low = uh - 1;
-                yy = static_cast<T>(y_low);
-              } else {
-                y_high = y_low + 1;
-              }
-              const T y_ratio = static_cast<T>(y_high) - yy;
-              Sample<T> s;
-              s.xy = y_low * uw + x_low;
-              s.x_y = y_high * uw + x_low;
-              s.xy_ = y_low * uw + x_high;
-              s.x_y_ = y_high * uw + x_high;
-              s.w_xy = x_ratio * y_ratio;
-              s.w_x_y = x_ratio * (1 - y_ratio);
-              s.w_xy_ = (1 - x_ratio) * y_ratio;
-              s.w_x_y_ = (1 - x_ratio) * (1 - y_ratio);
-              samples.push_back(s);
+              const T xs = detection::ForwardSamplePoint(roi.xmin, bin_w, pxi, ix, gw);
+              samples.push_back(detection::SampleAt(y, xs, height, width));
             }
           }
         }
@@ -641,9 +581,7 @@ struct RoiAlignKernel {
         for (size_t bin = 0; bin < ph_n * pw_n; ++bin) {
           T sum = 0;
           for (size_t k = 0; k < grid_points; ++k, ++at) {
-            const Sample<T>& s = samples[at];
-            sum += s.w_xy * data[s.xy] + s.w_xy_ * data[s.xy_] + s.w_x_y * data[s.x_y] +
-                   s.w_x_y_ * data[s.x_y_];
+            sum += detection::Interpolate(samples[at], data);
           }
           o[bin] = sum * count;
         }
@@ -682,21 +620,13 @@ struct RoiAlignGradKernel {
     T* dx = x_grad.data<T>();
     const T* pb = boxes.data<T>();
     const T* pg = out_grad.data<T>();
-    const T roi_offset = a.aligned ? T(0.5) : T(0);
     for (int64_t r = 0; r < rois; ++r) {
-      const T* box = pb + r * 4;
-      const T xmin = box[0] * a.spatial_scale - roi_offset;
-      const T ymin = box[1] * a.spatial_scale - roi_offset;
-      const T roi_w = std::max(box[2] * a.spatial_scale - roi_offset - xmin, T(1));
-      const T roi_h = std::max(box[3] * a.spatial_scale - roi_offset - ymin, T(1));
-      const T bin_h = roi_h / static_cast<T>(a.pooled_height);
-      const T bin_w = roi_w / static_cast<T>(a.pooled_width);
-      const int grid_h = a.sampling_ratio > 0
-                             ? static_cast<int>(a.sampling_ratio)
-                             : static_cast<int>(std::ceil(roi_h / static_cast<T>(a.pooled_height)));
-      const int grid_w = a.sampling_ratio > 0
-                             ? static_cast<int>(a.sampling_ratio)
-                             : static_cast<int>(std::ceil(roi_w / static_cast<T>(a.pooled_width)));
+      const detection::RoiBox<T> roi =
+          detection::RoiBoxOf(pb + r * 4, a.spatial_scale, a.aligned, true);
+      const T bin_h = roi.roi_h / static_cast<T>(a.pooled_height);
+      const T bin_w = roi.roi_w / static_cast<T>(a.pooled_width);
+      const int grid_h = detection::SamplingGrid(a.sampling_ratio, roi.roi_h, a.pooled_height);
+      const int grid_w = detection::SamplingGrid(a.sampling_ratio, roi.roi_w, a.pooled_width);
       const T count = static_cast<T>(grid_h * grid_w);
       for (int64_t c = 0; c < channels; ++c) {
         T* grad = dx + (image[static_cast<size_t>(r)] * channels + c) * height * width;
@@ -705,14 +635,10 @@ struct RoiAlignGradKernel {
           for (int64_t pw = 0; pw < a.pooled_width; ++pw) {
             const T bin_grad = g[ph * a.pooled_width + pw];
             for (int iy = 0; iy < grid_h; ++iy) {
-              const T y =
-                  ymin + static_cast<T>(ph) * bin_h +
-                  static_cast<T>(static_cast<float>(iy) + .5f) * bin_h / static_cast<T>(grid_h);
+              const T y = detection::GradSamplePoint(roi.ymin, bin_h, ph, iy, grid_h);
               for (int ix = 0; ix < grid_w; ++ix) {
-                const T xs =
-                    xmin + static_cast<T>(pw) * bin_w +
-                    static_cast<T>(static_cast<float>(ix) + .5f) * bin_w / static_cast<T>(grid_w);
-                Scatter(height, width, y, xs, bin_grad, count, grad);
+                const T xs = detection::GradSamplePoint(roi.xmin, bin_w, pw, ix, grid_w);
+                detection::ScatterBilinear(height, width, y, xs, bin_grad, count, grad);
               }
             }
           }
@@ -721,36 +647,6 @@ struct RoiAlignGradKernel {
     }
     call.SetOutput(0, std::move(x_grad));
     return Status::Ok();
-  }
-
-  // bilinear_interpolate_gradient.
-  static void Scatter(int64_t height, int64_t width, T y, T x, T bin_grad, T count, T* grad) {
-    if (y < -1.0 || y > static_cast<T>(height) || x < -1.0 || x > static_cast<T>(width)) return;
-    y = y <= 0 ? T(0) : y;
-    x = x <= 0 ? T(0) : x;
-    auto y_low = static_cast<int64_t>(y);
-    auto x_low = static_cast<int64_t>(x);
-    int64_t y_high, x_high;
-    if (y_low >= height - 1) {
-      y_high = y_low = height - 1;
-      y = static_cast<T>(y_low);
-    } else {
-      y_high = y_low + 1;
-    }
-    if (x_low >= width - 1) {
-      x_high = x_low = width - 1;
-      x = static_cast<T>(x_low);
-    } else {
-      x_high = x_low + 1;
-    }
-    const T ly = y - static_cast<T>(y_low);
-    const T lx = x - static_cast<T>(x_low);
-    const T hy = static_cast<T>(1. - ly);
-    const T hx = static_cast<T>(1. - lx);
-    grad[y_low * width + x_low] += bin_grad * (hy * hx) / count;
-    grad[y_low * width + x_high] += bin_grad * (hy * lx) / count;
-    grad[y_high * width + x_low] += bin_grad * (ly * hx) / count;
-    grad[y_high * width + x_high] += bin_grad * (ly * lx) / count;
   }
 };
 
@@ -780,25 +676,6 @@ StatusOr<ProposalAttrs> ReadProposalAttrs(const KernelAttrs& attrs) {
   return a;
 }
 
-// Intersection over union of two (xmin, ymin, xmax, ymax) boxes (JaccardOverlap and BBoxArea of
-// paddle/phi/kernels/funcs/detection/nms_util.h): pixel boxes (not normalized) count both ends.
-template <typename T>
-T BoxArea(const T* b, bool normalized) {
-  if (b[2] < b[0] || b[3] < b[1]) return T(0);
-  const T w = b[2] - b[0];
-  const T h = b[3] - b[1];
-  return normalized ? w * h : (w + 1) * (h + 1);
-}
-template <typename T>
-T Overlap(const T* a, const T* b, bool normalized) {
-  if (b[0] > a[2] || b[2] < a[0] || b[1] > a[3] || b[3] < a[1]) return T(0);
-  const T norm = normalized ? T(0) : T(1);
-  const T inter_w = std::min(a[2], b[2]) - std::max(a[0], b[0]) + norm;
-  const T inter_h = std::min(a[3], b[3]) - std::max(a[1], b[1]) + norm;
-  const T inter = inter_w * inter_h;
-  return inter / (BoxArea(a, normalized) + BoxArea(b, normalized) - inter);
-}
-
 // The proposals of one image (ProposalForOneImage): rows are (h, w, anchor) positions with
 // their score, four deltas, anchor and variances. Returns boxes (4 per proposal) and scores.
 template <typename T>
@@ -823,30 +700,13 @@ void ProposalsOfImage(const ProposalAttrs& a, T im_h, T im_w, const std::vector<
   std::vector<T> boxes;  // decoded, clipped, kept
   std::vector<T> kept_scores;
   for (int64_t i : order) {
-    const T* an = anchors + i * 4;
-    const T* var = variances + i * 4;
-    const T* d = deltas.data() + i * 4;
-    // BoxCoder: decode the deltas against the anchor (0.5 is a double there).
-    const T aw = an[2] - an[0] + offset;
-    const T ah = an[3] - an[1] + offset;
-    const T acx = static_cast<T>(an[0] + 0.5 * aw);
-    const T acy = static_cast<T>(an[1] + 0.5 * ah);
-    const T cx = var[0] * d[0] * aw + acx;
-    const T cy = var[1] * d[1] * ah + acy;
-    const T w = std::exp(std::min<T>(var[2] * d[2], static_cast<T>(kBBoxClip))) * aw;
-    const T h = std::exp(std::min<T>(var[3] * d[3], static_cast<T>(kBBoxClip))) * ah;
-    T box[4] = {cx - w / 2, cy - h / 2, cx + w / 2 - offset, cy + h / 2 - offset};
-    // ClipTiledBoxes (im_shape is (height, width), not scaled).
-    for (int k = 0; k < 4; ++k) {
-      const T limit = (k % 2 == 0 ? im_w : im_h) - offset;
-      box[k] = std::max(std::min(box[k], limit), T(0));
+    // BoxCoder, ClipTiledBoxes, FilterBoxes (at least min_size and 1 wide and high).
+    T box[4];
+    if (!detection::DecodeProposal(anchors + i * 4, variances + i * 4, deltas.data() + i * 4,
+                                   offset, static_cast<T>(kBBoxClip), im_h, im_w, min_size,
+                                   a.pixel_offset, box)) {
+      continue;
     }
-    // FilterBoxes: at least min_size (and 1) wide and high, the centre inside the image.
-    const T ws = box[2] - box[0] + offset;
-    const T hs = box[3] - box[1] + offset;
-    bool keep = ws >= min_size && hs >= min_size;
-    if (a.pixel_offset) keep = keep && box[0] + ws / 2 <= im_w && box[1] + hs / 2 <= im_h;
-    if (!keep) continue;
     boxes.insert(boxes.end(), box, box + 4);
     kept_scores.push_back(scores[static_cast<size_t>(i)]);
   }
@@ -855,38 +715,14 @@ void ProposalsOfImage(const ProposalAttrs& a, T im_h, T im_w, const std::vector<
     scores_out.push_back(T(0));
     return;
   }
-  std::vector<int64_t> selected;
-  if (a.nms_thresh <= 0) {
-    for (size_t i = 0; i < kept_scores.size(); ++i) selected.push_back(static_cast<int64_t>(i));
-  } else {
-    // NMS: a stable ascending sort taken from the back (so of tied scores the later goes
-    // first), each box kept when it overlaps no kept box by more than the threshold, which eta
-    // shrinks after each keep while above 0.5.
-    std::vector<int64_t> sorted(kept_scores.size());
-    for (size_t i = 0; i < sorted.size(); ++i) sorted[i] = static_cast<int64_t>(i);
-    std::stable_sort(sorted.begin(), sorted.end(), [&kept_scores](int64_t l, int64_t r) {
-      return kept_scores[static_cast<size_t>(l)] < kept_scores[static_cast<size_t>(r)];
-    });
-    T threshold = static_cast<T>(a.nms_thresh);
-    const bool normalized = !a.pixel_offset;
-    while (!sorted.empty()) {
-      const int64_t idx = sorted.back();
-      sorted.pop_back();
-      bool keep = true;
-      for (int64_t kept : selected) {
-        if (Overlap(boxes.data() + idx * 4, boxes.data() + kept * 4, normalized) > threshold) {
-          keep = false;
-          break;
-        }
-      }
-      if (!keep) continue;
-      selected.push_back(idx);
-      if (a.eta < 1 && threshold > 0.5) threshold *= a.eta;
-    }
-    if (a.post_nms_top_n > 0 && a.post_nms_top_n < static_cast<int64_t>(selected.size())) {
-      selected.resize(static_cast<size_t>(a.post_nms_top_n));
-    }
-  }
+  // The kept boxes are in score order, best first, tied scores lowest position first.
+  const auto num_kept = static_cast<int64_t>(kept_scores.size());
+  std::vector<int64_t> kept(kept_scores.size());
+  std::iota(kept.begin(), kept.end(), int64_t{0});
+  std::vector<int64_t> selected(kept.size());
+  selected.resize(static_cast<size_t>(
+      detection::SelectByNms(boxes.data(), kept_scores.data(), kept.data(), num_kept, a.nms_thresh,
+                             a.eta, a.post_nms_top_n, a.pixel_offset, selected.data())));
   for (int64_t i : selected) {
     boxes_out.insert(boxes_out.end(), boxes.begin() + i * 4, boxes.begin() + i * 4 + 4);
     scores_out.push_back(kept_scores[static_cast<size_t>(i)]);

@@ -21,13 +21,12 @@
 //
 // Paddle runs adaptive max pooling as max_pool2d_with_index: pool2d with pooling_type "max" and
 // adaptive is refused here rather than computed with windows no Paddle kernel uses.
-#include <algorithm>
 #include <cfloat>
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "reference_runtime/kernels/pool_plan.h"
+#include "reference_runtime/kernels/pool_window.h"
 #include "reference_runtime/kernels/register.h"
 
 namespace irm::rt {
@@ -35,62 +34,10 @@ namespace {
 
 using plan::PoolPlan;
 
-// One output pixel's window, clipped to the input, and the divisor of avg pooling.
-struct Window {
-  int64_t h0, h1, w0, w1;
-  int64_t size;
-};
-
-int64_t AdaptStart(int64_t i, int64_t in, int64_t out) {
-  return static_cast<int64_t>(std::floor(static_cast<float>(i * in) / static_cast<float>(out)));
-}
-int64_t AdaptEnd(int64_t i, int64_t in, int64_t out) {
-  return static_cast<int64_t>(
-      std::ceil(static_cast<float>((i + 1) * in) / static_cast<float>(out)));
-}
-
-// The window of Pool2dFunctor / Pool2dGradFunctor (funcs/pooling.cc).
-Window AvgOrForwardWindow(const PoolPlan& p, int64_t oy, int64_t ox) {
-  Window win{};
-  if (p.adaptive) {
-    win.h0 = AdaptStart(oy, p.h, p.oh);
-    win.h1 = AdaptEnd(oy, p.h, p.oh);
-    win.w0 = AdaptStart(ox, p.w, p.ow);
-    win.w1 = AdaptEnd(ox, p.w, p.ow);
-    win.size = (win.h1 - win.h0) * (win.w1 - win.w0);
-    return win;
-  }
-  win.h0 = oy * p.stride_h - p.pad_top;
-  win.w0 = ox * p.stride_w - p.pad_left;
-  win.h1 = std::min(win.h0 + p.kh, p.h + p.pad_top);
-  win.w1 = std::min(win.w0 + p.kw, p.w + p.pad_left);
-  win.size = (win.h1 - win.h0) * (win.w1 - win.w0);
-  win.h0 = std::max<int64_t>(win.h0, 0);
-  win.w0 = std::max<int64_t>(win.w0, 0);
-  win.h1 = std::min(win.h1, p.h);
-  win.w1 = std::min(win.w1, p.w);
-  if (p.exclusive) win.size = (win.h1 - win.h0) * (win.w1 - win.w0);
-  return win;
-}
-
-// The window of MaxPool2dGradFunctor: start at stride * i - pad, end at start + k, clipped to the
-// input.
-Window MaxGradWindow(const PoolPlan& p, int64_t oy, int64_t ox) {
-  Window win{};
-  win.h0 = oy * p.stride_h - p.pad_top;
-  win.w0 = ox * p.stride_w - p.pad_left;
-  win.h1 = std::min(win.h0 + p.kh, p.h);
-  win.w1 = std::min(win.w0 + p.kw, p.w);
-  win.h0 = std::max<int64_t>(win.h0, 0);
-  win.w0 = std::max<int64_t>(win.w0, 0);
-  win.size = 1;
-  return win;
-}
-
-// Element (i, ch, y, x) of a 4-D tensor in the plan's layout, with `hh` x `ww` planes.
-int64_t At(const PoolPlan& p, int64_t i, int64_t ch, int64_t y, int64_t x, int64_t hh, int64_t ww) {
-  return p.channel_last ? ((i * hh + y) * ww + x) * p.c + ch : ((i * p.c + ch) * hh + y) * ww + x;
-}
+using plan::ForwardWindow;
+using plan::MaxGradWindow;
+using plan::PoolAt;
+using plan::PoolWindow;
 
 template <typename T>
 struct Pool2dKernel {
@@ -103,11 +50,11 @@ struct Pool2dKernel {
       for (int64_t ch = 0; ch < p.c; ++ch) {
         for (int64_t oy = 0; oy < p.oh; ++oy) {
           for (int64_t ox = 0; ox < p.ow; ++ox) {
-            const Window win = AvgOrForwardWindow(p, oy, ox);
+            const PoolWindow win = ForwardWindow(p, oy, ox);
             T acc = p.max ? static_cast<T>(-FLT_MAX) : T{0};
             for (int64_t yy = win.h0; yy < win.h1; ++yy) {
               for (int64_t xx = win.w0; xx < win.w1; ++xx) {
-                const T v = x[At(p, i, ch, yy, xx, p.h, p.w)];
+                const T v = x[PoolAt(p, i, ch, yy, xx, p.h, p.w)];
                 if (p.max) {
                   acc = acc > v ? acc : v;
                 } else {
@@ -116,7 +63,7 @@ struct Pool2dKernel {
               }
             }
             if (!p.max) acc = acc / static_cast<T>(win.size);
-            y[At(p, i, ch, oy, ox, p.oh, p.ow)] = acc;
+            y[PoolAt(p, i, ch, oy, ox, p.oh, p.ow)] = acc;
           }
         }
       }
@@ -140,13 +87,13 @@ struct Pool2dGradKernel {
       for (int64_t ch = 0; ch < p.c; ++ch) {
         for (int64_t oy = 0; oy < p.oh; ++oy) {
           for (int64_t ox = 0; ox < p.ow; ++ox) {
-            const int64_t o = At(p, i, ch, oy, ox, p.oh, p.ow);
+            const int64_t o = PoolAt(p, i, ch, oy, ox, p.oh, p.ow);
             if (p.max) {
-              const Window win = MaxGradWindow(p, oy, ox);
+              const PoolWindow win = MaxGradWindow(p, oy, ox);
               bool found = false;
               for (int64_t yy = win.h0; yy < win.h1 && !found; ++yy) {
                 for (int64_t xx = win.w0; xx < win.w1 && !found; ++xx) {
-                  const int64_t at = At(p, i, ch, yy, xx, p.h, p.w);
+                  const int64_t at = PoolAt(p, i, ch, yy, xx, p.h, p.w);
                   if (x[at] == y[o]) {
                     dx[at] += dy[o];
                     found = true;
@@ -155,11 +102,11 @@ struct Pool2dGradKernel {
               }
               continue;
             }
-            const Window win = AvgOrForwardWindow(p, oy, ox);
+            const PoolWindow win = ForwardWindow(p, oy, ox);
             const T scale = static_cast<T>(1.0f / static_cast<float>(win.size));
             for (int64_t yy = win.h0; yy < win.h1; ++yy) {
               for (int64_t xx = win.w0; xx < win.w1; ++xx) {
-                dx[At(p, i, ch, yy, xx, p.h, p.w)] += scale * dy[o];
+                dx[PoolAt(p, i, ch, yy, xx, p.h, p.w)] += scale * dy[o];
               }
             }
           }

@@ -17,26 +17,11 @@
 #include "common/status.h"
 #include "reference_runtime/kernel.h"
 #include "reference_runtime/kernels/axes.h"
+#include "reference_runtime/kernels/conv_net_geometry.h"
 #include "reference_runtime/kernels/conv_net_plan.h"
 #include "reference_runtime/kernels/plan_operand.h"
 
 namespace irm::rt::plan {
-
-// One pool2d with everything resolved.
-struct PoolPlan {
-  bool channel_last = false;  // NHWC
-  bool max = false;           // pooling_type "max" (else "avg")
-  bool exclusive = true;
-  bool adaptive = false;
-  int64_t n = 0, c = 0, h = 0, w = 0;
-  int64_t kh = 1, kw = 1;
-  int64_t stride_h = 1, stride_w = 1;
-  int64_t pad_top = 0, pad_left = 0;
-  int64_t oh = 0, ow = 0;
-
-  // [n, c, oh, ow], or [n, oh, ow, c] channel last.
-  std::vector<int64_t> out_shape() const;
-};
 
 // data_format, pooling_type, exclusive, adaptive, global_pooling, ceil_mode; x of 4 dims; then
 // kernel_size, strides, paddings and padding_algorithm resolved to the output plane.
