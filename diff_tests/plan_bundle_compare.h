@@ -22,8 +22,9 @@
 namespace irm::diff {
 
 // Errors: ReadBundle's; kInvalidArgument when either is not a pir bundle or their world sizes or
-// data-parallel degrees differ; a program that does not load; either run's failure, with a note naming the side (a hang
-// is kInternal). PirBundleCompareOptions::shadow arbitrates as ComparePirBundles does.
+// data-parallel degrees differ; a program that does not load; either run's failure, with a note
+// naming the side (a hang is kInternal). PirBundleCompareOptions::shadow arbitrates as
+// ComparePirBundles does.
 StatusOr<PirBundleComparison> ComparePlanBundles(const std::string& a_dir, const std::string& b_dir,
                                                  const PirBundleCompareOptions& options = {});
 
