@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -15,6 +14,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "reference_runtime/device_fault.h"
 #include "reference_runtime/tensor_limits.h"
 
 namespace irm::rt {
@@ -101,20 +101,31 @@ struct Tensor::Storage {
     std::lock_guard<std::mutex> lock(mutex);
     return SyncHostLocked();
   }
+  // The host bytes are about to be read: make them current.
+  void PrepareHostRead() {
+    std::lock_guard<std::mutex> lock(mutex);
+    FallBackToZeros(SyncHostLocked());
+  }
   // The host bytes are about to be written: make them current, then drop the device copy.
   void PrepareHostWrite() {
     std::lock_guard<std::mutex> lock(mutex);
-    DieOnCopyBackFailure(SyncHostLocked());
+    FallBackToZeros(SyncHostLocked());
     mirror.reset();
     Store(kHost);
   }
   // raw() cannot return a Status; a failed copy back is a device failure (the kernel that wrote
-  // the tensor has already reported any error it could see), never bad input.
-  static void DieOnCopyBackFailure(const Status& status) {
+  // the tensor has already reported any error it could see), never bad input: the host gets
+  // zeros, the device copy goes, and the failure waits as the pending device fault
+  // (device_fault.h) for the next GPU op or the end of the command to report it (called with
+  // `mutex` held).
+  void FallBackToZeros(Status status) {
     if (status.ok()) return;
-    std::fprintf(stderr, "fatal: copying a tensor back from the device failed: %s\n",
-                 status.ToString().c_str());
-    std::abort();
+    status.AddNote("copying a device-resident tensor back for a host read");
+    RecordDeviceFault(std::move(status));
+    if (bytes == nullptr) bytes = Allocate(size);
+    std::memset(bytes, 0, size);
+    mirror.reset();
+    Store(kHost);
   }
 
   std::byte* bytes;  // null until a device-only storage is first read on the host
@@ -123,6 +134,24 @@ struct Tensor::Storage {
   std::mutex mutex;
   std::shared_ptr<const DeviceMirror> mirror;  // set while `state` is not kHost
 };
+
+namespace {
+std::mutex pending_fault_mutex;
+Status& PendingFault() {
+  static Status* const pending = new Status();
+  return *pending;
+}
+}  // namespace
+
+void RecordDeviceFault(Status status) {
+  std::lock_guard<std::mutex> lock(pending_fault_mutex);
+  if (PendingFault().ok()) PendingFault() = std::move(status);
+}
+
+Status TakeDeviceFault() {
+  std::lock_guard<std::mutex> lock(pending_fault_mutex);
+  return std::exchange(PendingFault(), Status());
+}
 
 namespace {
 Status Invalid(std::string message) {
@@ -260,7 +289,7 @@ Status Tensor::SyncToHost() const {
 const void* Tensor::raw() const {
   if (storage_ == nullptr) return nullptr;
   if (storage_->Load() == Storage::kDevice) [[unlikely]] {
-    Storage::DieOnCopyBackFailure(storage_->SyncHost());
+    storage_->PrepareHostRead();
   }
   return storage_->bytes + offset_;
 }

@@ -110,8 +110,8 @@ class Tensor {
   // allocates, so the other views of the storage (micro-batch slices) reuse that upload. Nothing
   // to do when the device copy is current.
   Status UploadToDevice(const DeviceMirrorMaker& make) const;
-  // Makes the host bytes current, returning a failed copy back as a Status (raw() aborts on one:
-  // it is a device failure, not bad input).
+  // Makes the host bytes current, returning a failed copy back as a Status (raw(), which cannot,
+  // gives zeros and leaves it as the pending device fault: device_fault.h).
   Status SyncToHost() const;
   // Overwrites this view's bytes with `src`'s (same nbytes; the views may overlap): the executors'
   // in-place writes. When both views span their whole storage and `src` has a device copy, this

@@ -7,7 +7,9 @@
 
 #include <vector>
 
+#include "reference_runtime/device_fault.h"
 #include "tools/command_registry.h"
+#include "tools/commands.h"
 #include "tools/exit_code.h"
 
 namespace irm::tools {
@@ -46,7 +48,15 @@ int RunIrMigrate(int argc, const char* const* argv, std::ostream& out, std::ostr
   }
 
   for (const RegisteredCommand& command : commands) {
-    if (command.app->parsed()) return command.run(out, err);
+    if (!command.app->parsed()) continue;
+    const int rc = command.run(out, err);
+    // A device fault that a host read met after the last GPU op (device_fault.h): the command's
+    // results rest on zeros, so it is a runtime failure whatever the command concluded.
+    if (const Status fault = rt::TakeDeviceFault(); !fault.ok()) {
+      Fail(fault, err);
+      return kExitRuntimeFailure;
+    }
+    return rc;
   }
   return kExitBadInput;
 }

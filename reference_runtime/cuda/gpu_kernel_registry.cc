@@ -16,6 +16,7 @@
 #include "reference_runtime/cuda/cuda_kernel.h"
 #include "reference_runtime/cuda/cuda_status.h"
 #include "reference_runtime/cuda/device_tensor.h"
+#include "reference_runtime/device_fault.h"
 
 namespace irm::rt::cuda {
 namespace {
@@ -148,6 +149,10 @@ template <GpuResidency kResidency>
 Status RunSlot(size_t index, KernelCall& call) {
   const Slot& slot = Slots()[index];
   if (!slot.staged) return Status(StatusCode::kUnimplemented, Location{}, slot.refusal);
+  // A device fault a host read met since the last op (device_fault.h) stops the run here.
+  if (Status fault = TakeDeviceFault(); !fault.ok()) {
+    return fault.AddNote(fmt::format("reported before '{}' ran", slot.name));
+  }
   if constexpr (kResidency == GpuResidency::kResident) return RunResident(slot, call);
   return RunStaged(slot, call);
 }
