@@ -148,6 +148,13 @@ class Flow {
 
   Status Build();
   Status Plan();
+  // A pipeline's bundle from the serial one: its feeds take a step's whole batch, which the
+  // plans cut into accumulate_steps micro-batches of `micro_batch_rows`.
+  struct PipelineLayout {
+    oldir::Bundle bundle;
+    int64_t micro_batch_rows = 0;
+  };
+  StatusOr<PipelineLayout> PipelineLayoutOf() const;
   StatusOr<corpus::ModelBundle> LegacyDistributed();
   Status ParallelLegacy();
   Status ParallelPir();
@@ -277,6 +284,22 @@ Status Flow::Plan() {
   return Status::Ok();
 }
 
+StatusOr<Flow::PipelineLayout> Flow::PipelineLayoutOf() const {
+  const int accumulate = strategy_.pipeline.accumulate_steps;
+  if (accumulate < 1 || options_.batch_size % accumulate != 0) {
+    return Status(
+        StatusCode::kInvalidArgument, Location::File("--batch-size"),
+        fmt::format("{} rows do not split into {} micro-batches", options_.batch_size, accumulate));
+  }
+  PipelineLayout layout{serial_bundle_, options_.batch_size / accumulate};
+  layout.bundle.steps = steps_;
+  layout.bundle.micro_batches = accumulate;
+  for (oldir::FeedSpec& feed : layout.bundle.feeds) {
+    if (!feed.shape.empty() && feed.shape[0] == -1) feed.shape[0] = options_.batch_size;
+  }
+  return layout;
+}
+
 StatusOr<corpus::ModelBundle> Flow::LegacyDistributed() {
   corpus::ModelBundle made;
   if (options_.serial_bundle.empty()) {
@@ -292,16 +315,9 @@ StatusOr<corpus::ModelBundle> Flow::LegacyDistributed() {
     apply.job_lists = schedules::JobListIr::kLegacy;
     made.bundle = serial_bundle_;
     if (strategy_.pipeline.enable) {
-      const int accumulate = strategy_.pipeline.accumulate_steps;
-      if (accumulate < 1 || options_.batch_size % accumulate != 0) {
-        return Status(StatusCode::kInvalidArgument, Location::File("--batch-size"),
-                      fmt::format("{} rows do not split into {} micro-batches", options_.batch_size,
-                                  accumulate));
-      }
-      apply.micro_batch_size = options_.batch_size / accumulate;
-      for (oldir::FeedSpec& feed : made.bundle.feeds) {
-        if (!feed.shape.empty() && feed.shape[0] == -1) feed.shape[0] = options_.batch_size;
-      }
+      IRM_ASSIGN_OR_RETURN(PipelineLayout layout, PipelineLayoutOf());
+      apply.micro_batch_size = layout.micro_batch_rows;
+      made.bundle = std::move(layout.bundle);
     }
     IRM_ASSIGN_OR_RETURN(
         oldir::passes::DistributedPrograms programs,
@@ -358,22 +374,10 @@ Status Flow::ParallelPir() {
   return WriteParallelizedBundle(made, Dir("pir"));
 }
 
-// Pipelines on the new IR's road: stages as process meshes (engine_pipeline.h). The bundle keeps
-// the serial one's feeds (the whole batch of a step, cut into micro-batches by the plans), seed
-// and fetches.
+// Pipelines on the new IR's road: stages as process meshes (engine_pipeline.h), in the serial
+// bundle's layout (PipelineLayoutOf).
 Status Flow::ParallelPirPipeline() {
-  const int accumulate = strategy_.pipeline.accumulate_steps;
-  if (accumulate < 1 || options_.batch_size % accumulate != 0) {
-    return Status(
-        StatusCode::kInvalidArgument, Location::File("--batch-size"),
-        fmt::format("{} rows do not split into {} micro-batches", options_.batch_size, accumulate));
-  }
-  oldir::Bundle like = serial_bundle_;
-  like.steps = steps_;
-  like.micro_batches = accumulate;
-  for (oldir::FeedSpec& feed : like.feeds) {
-    if (!feed.shape.empty() && feed.shape[0] == -1) feed.shape[0] = options_.batch_size;
-  }
+  IRM_ASSIGN_OR_RETURN(PipelineLayout layout, PipelineLayoutOf());
   PirPipelineOptions pipeline;
   pipeline.strategy = strategy_;
   pipeline.send_to_the_wrong_peer = options_.test_fault.pipeline_wrong_peer;
@@ -383,8 +387,8 @@ Status Flow::ParallelPirPipeline() {
   PirPipelineFromSerial serial;
   serial.serial_pir_dir = ScratchDir("serial_pir");
   serial.legacy_serial_main = &serial_main_;
-  serial.like = &like;
-  serial.micro_batch_size = options_.batch_size / accumulate;
+  serial.like = &layout.bundle;
+  serial.micro_batch_size = layout.micro_batch_rows;
   IRM_ASSIGN_OR_RETURN(pir_comm_failure_, WritePirPipelineFromSerial(serial, pipeline, Dir("pir")));
   return Status::Ok();
 }

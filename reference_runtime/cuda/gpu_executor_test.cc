@@ -17,10 +17,8 @@
 #include "diff_tests/engine_flow.h"
 #include "diff_tests/parity_run.h"
 #include "diff_tests/tensor_compare.h"
-#include "oldir/models/gpt.h"
-#include "oldir/models/training.h"
-#include "oldir/optimizer.h"
 #include "reference_runtime/cuda/device_world.h"
+#include "reference_runtime/cuda/gpu_gpt_fixture.h"
 #include "reference_runtime/cuda/gpu_kernel_registry.h"
 #include "reference_runtime/cuda/gpu_test_support.h"
 #include "reference_runtime/legacy_executor.h"
@@ -32,29 +30,6 @@ namespace {
 
 constexpr int kSteps = 3;
 constexpr uint64_t kSeed = 11;
-
-struct GptPrograms {
-  oldir::Program main;
-  oldir::Program startup;
-};
-
-GptPrograms SmallGpt() {
-  oldir::models::GptConfig config;
-  config.layers = 2;
-  config.hidden = 64;
-  config.heads = 4;
-  config.vocab = 128;
-  config.seq = 16;
-  config.dropout = 0.1f;
-  config.seed = 7;
-  oldir::models::ModelPrograms programs;
-  Status built = oldir::models::BuildGpt(config, &programs);
-  oldir::OptimizerOptions adamw;
-  adamw.kind = oldir::OptimizerKind::kAdamW;
-  if (built.ok()) built = oldir::models::AddTraining(&programs, adamw);
-  EXPECT_TRUE(built.ok()) << built.ToString();
-  return {programs.main.Build(), programs.startup.Build()};
-}
 
 // One training run: each step's fetches, the persistable vars after the startup and after the
 // last step, and every output of the dropout ops of step 1 (their masks come from the RNG alone).

@@ -60,9 +60,12 @@ const std::vector<Slot>& Slots() {
   return *slots;
 }
 
-// Inputs to the device, the twin, outputs back to the host. An undefined host input stays an
-// undefined device tensor, so the twin reports it missing as the CPU kernel would.
-Status RunStaged(const Slot& slot, KernelCall& call) {
+// The twin on the device: each defined input made a DeviceTensor by `to_device(input, index)`,
+// each wanted output handed back as a Tensor by `to_tensor(output)`. An undefined host input stays
+// an undefined device tensor, so the twin reports it missing as the CPU kernel would.
+template <typename ToDevice, typename ToTensor>
+Status RunTwin(const Slot& slot, KernelCall& call, const ToDevice& to_device,
+               const ToTensor& to_tensor) {
   std::vector<DeviceTensor> device_inputs(call.inputs.size());
   CudaKernelCall device_call;
   device_call.inputs.reserve(call.inputs.size());
@@ -72,7 +75,7 @@ Status RunStaged(const Slot& slot, KernelCall& call) {
       continue;
     }
     if (call.inputs[i]->defined()) {
-      IRM_ASSIGN_OR_RETURN(device_inputs[i], DeviceTensor::FromHost(*call.inputs[i], slot.name));
+      IRM_ASSIGN_OR_RETURN(device_inputs[i], to_device(*call.inputs[i], i));
     }
     device_call.inputs.push_back(&device_inputs[i]);
   }
@@ -86,10 +89,18 @@ Status RunStaged(const Slot& slot, KernelCall& call) {
   IRM_RETURN_IF_ERROR(CudaKernelRegistry::Global().Run(slot.name, slot.dtype, device_call));
   for (size_t i = 0; i < call.outputs.size(); ++i) {
     if (!call.wants_output(i) || !device_outputs[i].defined()) continue;
-    IRM_ASSIGN_OR_RETURN(Tensor host, device_outputs[i].ToHost(slot.name));
-    call.SetOutput(i, std::move(host));
+    IRM_ASSIGN_OR_RETURN(Tensor output, to_tensor(std::move(device_outputs[i])));
+    call.SetOutput(i, std::move(output));
   }
   return Status::Ok();
+}
+
+// Inputs to the device, the twin, outputs back to the host.
+Status RunStaged(const Slot& slot, KernelCall& call) {
+  return RunTwin(
+      slot, call,
+      [&slot](const Tensor& input, size_t) { return DeviceTensor::FromHost(input, slot.name); },
+      [&slot](DeviceTensor output) { return output.ToHost(slot.name); });
 }
 
 // Inputs read where their device mirror is (uploaded once if they have none), the twin, outputs
@@ -100,49 +111,25 @@ Status RunResident(const Slot& slot, KernelCall& call) {
   const DeviceMirrorMaker make = [&slot](size_t bytes) {
     return MakeDeviceMirror(bytes, slot.name);
   };
-  std::vector<DeviceTensor> device_inputs(call.inputs.size());
-  CudaKernelCall device_call;
-  device_call.inputs.reserve(call.inputs.size());
-  for (size_t i = 0; i < call.inputs.size(); ++i) {
-    const Tensor* input = call.inputs[i];
-    if (input == nullptr) {
-      device_call.inputs.push_back(nullptr);
-      continue;
+  const auto view = [&](const Tensor& input, size_t i) -> StatusOr<DeviceTensor> {
+    IRM_RETURN_IF_ERROR(input.UploadToDevice(make));
+    std::shared_ptr<const DeviceMirror> mirror = input.device_mirror();
+    if (mirror == nullptr) {
+      // Only a host write racing with this op (another thread) can drop it again.
+      return Status(
+          StatusCode::kInternal, Location{},
+          fmt::format("gpu: {}: input {} lost its device copy while the op ran", slot.name, i));
     }
-    if (input->defined()) {
-      IRM_RETURN_IF_ERROR(input->UploadToDevice(make));
-      std::shared_ptr<const DeviceMirror> mirror = input->device_mirror();
-      if (mirror == nullptr) {
-        // Only a host write racing with this op (another thread) can drop it again.
-        return Status(
-            StatusCode::kInternal, Location{},
-            fmt::format("gpu: {}: input {} lost its device copy while the op ran", slot.name, i));
-      }
-      const void* data = static_cast<const std::byte*>(mirror->data()) + input->byte_offset();
-      device_inputs[i] =
-          DeviceTensor::View(input->dtype(), input->shape(), data, std::move(mirror));
-    }
-    device_call.inputs.push_back(&device_inputs[i]);
-  }
-  std::vector<DeviceTensor> device_outputs(call.outputs.size());
-  device_call.outputs.reserve(call.outputs.size());
-  for (size_t i = 0; i < call.outputs.size(); ++i) {
-    device_call.outputs.push_back(call.wants_output(i) ? &device_outputs[i] : nullptr);
-  }
-  device_call.attrs = call.attrs;
-  device_call.context = call.context;
-  IRM_RETURN_IF_ERROR(CudaKernelRegistry::Global().Run(slot.name, slot.dtype, device_call));
-  for (size_t i = 0; i < call.outputs.size(); ++i) {
-    if (!call.wants_output(i) || !device_outputs[i].defined()) continue;
-    const DType dtype = device_outputs[i].dtype();
-    std::vector<int64_t> shape = device_outputs[i].shape();
-    IRM_ASSIGN_OR_RETURN(
-        Tensor output,
-        Tensor::OnDevice(dtype, std::move(shape),
-                         std::make_unique<DeviceTensorMirror>(std::move(device_outputs[i]))));
-    call.SetOutput(i, std::move(output));
-  }
-  return Status::Ok();
+    const void* data = static_cast<const std::byte*>(mirror->data()) + input.byte_offset();
+    return DeviceTensor::View(input.dtype(), input.shape(), data, std::move(mirror));
+  };
+  const auto on_device = [](DeviceTensor output) -> StatusOr<Tensor> {
+    const DType dtype = output.dtype();
+    std::vector<int64_t> shape = output.shape();
+    return Tensor::OnDevice(dtype, std::move(shape),
+                            std::make_unique<DeviceTensorMirror>(std::move(output)));
+  };
+  return RunTwin(slot, call, view, on_device);
 }
 
 template <GpuResidency kResidency>

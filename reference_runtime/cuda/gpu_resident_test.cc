@@ -10,10 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "oldir/models/gpt.h"
-#include "oldir/models/training.h"
-#include "oldir/optimizer.h"
 #include "reference_runtime/cuda/device_tensor.h"
+#include "reference_runtime/cuda/gpu_gpt_fixture.h"
 #include "reference_runtime/cuda/gpu_kernel_registry.h"
 #include "reference_runtime/cuda/gpu_test_support.h"
 #include "reference_runtime/legacy_executor.h"
@@ -179,30 +177,6 @@ TEST(GpuResidentTest, AnInPlaceWriteOfADeviceResultCopiesNothing) {
   EXPECT_EQ(copies.to_host, 0u);
   EXPECT_TRUE(param.BitwiseEqual(Tensor::FromVector<float>({1.5f, -1.5f, -1.0f}, {3})));
   EXPECT_TRUE(next.BitwiseEqual(Tensor::FromVector<float>({1.5f, 0.0f, 0.0f}, {3})));
-}
-
-// The zoo gpt training program (as gpu_executor_test.cc) through the legacy executor.
-struct GptPrograms {
-  oldir::Program main;
-  oldir::Program startup;
-};
-
-GptPrograms SmallGpt() {
-  oldir::models::GptConfig config;
-  config.layers = 2;
-  config.hidden = 64;
-  config.heads = 4;
-  config.vocab = 128;
-  config.seq = 16;
-  config.dropout = 0.1f;
-  config.seed = 7;
-  oldir::models::ModelPrograms programs;
-  Status built = oldir::models::BuildGpt(config, &programs);
-  oldir::OptimizerOptions adamw;
-  adamw.kind = oldir::OptimizerKind::kAdamW;
-  if (built.ok()) built = oldir::models::AddTraining(&programs, adamw);
-  EXPECT_TRUE(built.ok()) << built.ToString();
-  return {programs.main.Build(), programs.startup.Build()};
 }
 
 struct TrainingRun {
